@@ -1,0 +1,574 @@
+"""A hand of Clabber as a value built by applying events.
+
+``Hand(dealer).apply(event)`` returns the hand after the event, or raises an
+``EntryError`` saying where and why. The same events always give the same hand, so a hand
+is stored as its events and replayed. The cards each seat held are known from what was
+dealt, announced or played; with the plays alone each player's hand is the six cards they
+played, which is enough to prove or clear every renege.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from engine.bidding import Bidding, Call, passed_suit_reason
+from engine.cards import (
+    DECK,
+    LAST_TRICK_BONUS,
+    POINTS_IN_HAND,
+    SUIT_WORDS,
+    Card,
+    CardSet,
+    Suit,
+    bit,
+    card_name,
+    cards_in,
+    count,
+    suit_mask,
+    suit_of,
+)
+from engine.errors import IllegalEntryError, Problem
+from engine.melds import Meld, bell_cards, meld_of
+from engine.play import Breach, breach, legal_cards, trick_points, trick_winner
+from engine.seats import SEATS, Seat, Team, left_of, seat_name, team_of
+
+# ---- events -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The deal: the dealer's face-up card and, where known, every seat's six cards."""
+
+    up: Card | None = None
+    hands: tuple[CardSet | None, ...] | None = None  # by seat N E S W; None where unknown
+
+
+@dataclass(frozen=True)
+class Bid:
+    """One call in the bidding, in turn from the dealer's left."""
+
+    call: Call
+
+
+@dataclass(frozen=True)
+class NameTrump:
+    """A quick entry of the bidding's outcome: trump, the seat that said play, and the round."""
+
+    trump: Suit
+    maker: Seat
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class PassOut:
+    """A quick entry of a hand all four passed twice."""
+
+
+@dataclass(frozen=True)
+class Announce:
+    """A meld a seat announced, as its cards."""
+
+    seat: Seat
+    cards: CardSet
+
+
+@dataclass(frozen=True)
+class ShowBell:
+    """A quick entry of the seat that held the King and Queen of trump."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True)
+class Play:
+    """The next card played, by whoever's turn it is."""
+
+    card: Card
+
+
+@dataclass(frozen=True)
+class CallRenege:
+    """A renege called at the table that the cards cannot show (table talk, exposed card...)."""
+
+    team: Team
+    reason: str
+    seat: Seat | None = None
+
+
+@dataclass(frozen=True)
+class TrickPoints:
+    """A quick entry of each team's card points in tricks, last trick included."""
+
+    points: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Misdeal:
+    """The deal went wrong (a card exposed, a deal out of turn): the same dealer deals again."""
+
+    reason: str = ""
+
+
+Event = Union[Deal, Bid, NameTrump, PassOut, Announce, ShowBell, Play, CallRenege, TrickPoints, Misdeal]
+
+# ---- what a hand reports --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Renege:
+    """A renege: by which team (and seat), where in the play, and why."""
+
+    team: Team
+    reason: str
+    seat: Seat | None = None
+    trick: int | None = None  # 1 to 6
+    card: Card | None = None
+    legal: CardSet | None = None  # the cards that could have been played
+    play: int | None = None  # index into the plays
+    called: bool = False  # called at the table rather than proven from the cards
+
+
+@dataclass(frozen=True)
+class Trick:
+    """A trick: who led, the cards in play order, and (once complete) who won and its points."""
+
+    leader: Seat
+    cards: tuple[Card, ...]
+    winner: Seat | None
+    points: int
+
+    def seat_of(self, i: int) -> Seat:
+        """The seat that played the i-th card of the trick."""
+        return left_of(self.leader, i)
+
+
+def impossible_points(points: int) -> str | None:
+    """Why a team's trick points cannot be, or None."""
+    if not 0 <= points <= POINTS_IN_HAND:
+        return f"{points} is not between 0 and {POINTS_IN_HAND}"
+    if points in (1, POINTS_IN_HAND - 1):
+        return f"{points} cannot be: no card is worth 1 point, so no team ends with 1 or {POINTS_IN_HAND - 1}"
+    return None
+
+
+class Hand:
+    """One hand: the deal, bidding, melds, plays and any renege, as far as they are known."""
+
+    __slots__ = (
+        "_reneges",
+        "_sources",
+        "bidding",
+        "called",
+        "dealer",
+        "dealt",
+        "events",
+        "leader",
+        "located",
+        "maker",
+        "melds",
+        "misdeal",
+        "passed_out",
+        "played",
+        "players",
+        "plays",
+        "points",
+        "round",
+        "trump",
+        "up",
+        "won",
+    )
+
+    def __init__(self, dealer: Seat) -> None:
+        self.dealer = dealer
+        self.events: tuple[Event, ...] = ()
+        self.up: Card | None = None
+        self.dealt: tuple[CardSet | None, ...] = (None,) * 4
+        self.bidding: Bidding | None = None
+        self.trump: Suit | None = None
+        self.maker: Seat | None = None
+        self.round: int | None = None
+        self.passed_out = False
+        self.melds: tuple[tuple[Meld, ...], ...] = ((),) * 4
+        self.plays: tuple[Card, ...] = ()
+        self.players: tuple[Seat, ...] = ()  # who played each card
+        self.played: tuple[CardSet, ...] = (0,) * 4
+        self.leader: Seat = left_of(dealer)  # of the trick in progress
+        self.won: tuple[int, int] = (0, 0)  # card points in tricks, last trick included
+        self.called: tuple[Renege, ...] = ()
+        self.points: tuple[int, int] | None = None  # entered, not counted from plays
+        self.misdeal: str | None = None
+        self.located: tuple[CardSet, ...] = (0,) * 4  # cards known to be in each seat's hand
+        self._sources: tuple[tuple[Seat, CardSet, str], ...] = ()  # where each was learnt
+        self._reneges: list[Renege] | None = None
+
+    @classmethod
+    def replay(cls, dealer: Seat, events: tuple[Event, ...] | list[Event]) -> Hand:
+        """The hand the events give, applied in order."""
+        hand = cls(dealer)
+        for e in events:
+            hand = hand.apply(e)
+        return hand
+
+    # ---- applying events ---------------------------------------------------------------------
+
+    def apply(self, event: Event) -> Hand:
+        """The hand after ``event``; raises EntryError (with the record path) if it cannot be."""
+        new = object.__new__(Hand)
+        for name in Hand.__slots__:
+            setattr(new, name, getattr(self, name))
+        new._reneges = None
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise IllegalEntryError(f"{type(event).__name__} is not an event of a hand")
+        if self.misdeal is not None:
+            raise IllegalEntryError("the hand was a misdeal: nothing more happens in it", "misdeal")
+        handler(new, event)
+        new.events = self.events + (event,)
+        return new
+
+    def _deal(self, e: Deal) -> None:
+        if self.events:
+            raise IllegalEntryError("the deal comes first", "hands")
+        hands = e.hands or (None,) * 4
+        self.dealt = tuple(hands)
+        for s in SEATS:
+            m = hands[s]
+            if m is None:
+                continue
+            if count(m) != 6:
+                raise IllegalEntryError(f"{seat_name(s)} has {count(m)} cards; each seat is dealt 6", f"hands.{seat_name(s)}")
+            self._locate(s, m, f"hands.{seat_name(s)}")
+        if e.up is not None:
+            self.up = e.up
+            if self.dealt[self.dealer] is not None and not self.dealt[self.dealer] & bit(e.up):
+                raise IllegalEntryError(
+                    f"{card_name(e.up)} is the dealer's last card, but is not in hands.{seat_name(self.dealer)}", "up"
+                )
+            self._locate(self.dealer, bit(e.up), "up")
+
+    def _bid(self, e: Bid) -> None:
+        where = f"bids[{len(self.bidding.calls) if self.bidding else 0}]"
+        if self.bidding is None:
+            if self.trump is not None or self.passed_out:
+                raise IllegalEntryError("the bidding was already entered", where)
+            self.bidding = Bidding(self.dealer, suit_of(self.up) if self.up is not None else None)
+        try:
+            self.bidding = self.bidding.call(e.call)
+        except IllegalEntryError as err:
+            raise err.at(where) from None
+        if self.bidding.passed_out:
+            self.passed_out = True
+        elif self.bidding.over:
+            self.maker = self.bidding.maker
+            self.round = self.bidding.round
+            self.trump = self.bidding.trump
+
+    def _name_trump(self, e: NameTrump) -> None:
+        if self.passed_out:
+            raise IllegalEntryError("the hand was passed out: no trump was named", "trump")
+        if self.bidding is not None:
+            if not self.bidding.over:
+                raise IllegalEntryError("the bids do not end with a play", "bids")
+            if self.trump is not None and self.trump != e.trump:
+                raise IllegalEntryError(f"the bids name {SUIT_WORDS[self.trump]}", "trump")
+            if self.maker != e.maker:
+                raise IllegalEntryError(f"the bids say {seat_name(self.maker)} said play", "maker")  # type: ignore[arg-type]
+        elif self.trump is not None:
+            raise IllegalEntryError("trump was already named", "trump")
+        up_suit = suit_of(self.up) if self.up is not None else None
+        rnd = e.round or self.round
+        if rnd is None and up_suit is not None:
+            rnd = 1 if e.trump == up_suit else 2
+        if rnd not in (None, 1, 2):
+            raise IllegalEntryError(f"{rnd!r} is not a round of bidding (1 or 2)", "round")
+        if up_suit is not None and rnd == 1 and e.trump != up_suit:
+            raise IllegalEntryError(
+                f"in round 1 trump is the up card's suit ({SUIT_WORDS[up_suit]}), not {SUIT_WORDS[e.trump]}", "trump"
+            )
+        if up_suit is not None and rnd == 2 and e.trump == up_suit:
+            raise IllegalEntryError(
+                f"{SUIT_WORDS[e.trump]} was the up card's suit, turned down in round 1: round 2 names another suit"
+                " (if a player named it, enter the bids so the engine records the renege)",
+                "trump",
+            )
+        self.trump, self.maker, self.round = e.trump, e.maker, rnd
+
+    def _pass_out(self, e: PassOut) -> None:
+        if self.trump is not None or self.bidding is not None:
+            raise IllegalEntryError("the bidding was already entered", "passed_out")
+        self.passed_out = True
+
+    def _announce(self, e: Announce) -> None:
+        s = seat_name(e.seat)
+        where = f"melds.{s}[{len(self.melds[e.seat])}]"
+        if self.passed_out:
+            raise IllegalEntryError("the hand was passed out: no melds are scored", where)
+        try:
+            meld = meld_of(e.cards)
+        except IllegalEntryError as err:
+            raise err.at(where) from None
+        for j, earlier in enumerate(self.melds[e.seat]):
+            shared = earlier.cards & e.cards
+            if shared:
+                raise IllegalEntryError(
+                    f"{card_name(next(cards_in(shared)))} is also in melds.{s}[{j}]; no card may be used in two melds",
+                    where,
+                )
+        self._locate(e.seat, e.cards, where)
+        melds = list(self.melds)
+        melds[e.seat] = melds[e.seat] + (meld,)
+        self.melds = tuple(melds)
+
+    def _show_bell(self, e: ShowBell) -> None:
+        if self.trump is None:
+            raise IllegalEntryError("a bell is the King and Queen of trump, and no trump was named", "bell")
+        self._locate(e.seat, bell_cards(self.trump), "bell")
+
+    def _play(self, e: Play) -> None:
+        i = len(self.plays)
+        where = f"plays[{i}]"
+        if self.passed_out:
+            raise IllegalEntryError("the hand was passed out: no cards are played", where)
+        if self.trump is None or self.maker is None:
+            raise IllegalEntryError("no trump has been named yet: enter the bidding first", where)
+        if i == 24:
+            raise IllegalEntryError("all 24 cards have been played", where)
+        c = e.card
+        for j, earlier in enumerate(self.plays):
+            if earlier == c:
+                raise IllegalEntryError(f"{card_name(c)} was already played at plays[{j}]", where)
+        seat = left_of(self.leader, i % 4)
+        self._locate(seat, bit(c), where)
+        self.plays = self.plays + (c,)
+        self.players = self.players + (seat,)
+        played = list(self.played)
+        played[seat] |= bit(c)
+        self.played = tuple(played)
+        if i % 4 == 3:
+            trick = self.plays[i - 3:]
+            winner = left_of(self.leader, trick_winner(trick, self.trump))
+            gained = trick_points(trick, self.trump) + (LAST_TRICK_BONUS if i == 23 else 0)
+            won = list(self.won)
+            won[team_of(winner)] += gained
+            self.won = (won[0], won[1])
+            self.leader = winner
+
+    def _call_renege(self, e: CallRenege) -> None:
+        if not e.reason.strip():
+            raise IllegalEntryError("say why (table talk, exposed card, ...)", "renege.reason")
+        self.called = self.called + (Renege(e.team, e.reason.strip(), e.seat, called=True),)
+
+    def _trick_points(self, e: TrickPoints) -> None:
+        problems = []
+        for t, name in ((0, "NS"), (1, "EW")):
+            why = impossible_points(e.points[t])
+            if why:
+                problems.append(Problem(f"points.{name}", why))
+        if problems:
+            raise IllegalEntryError(problems)
+        if sum(e.points) != POINTS_IN_HAND:
+            raise IllegalEntryError(
+                f"{e.points[0]} + {e.points[1]} = {sum(e.points)}; the two teams' trick points add up to {POINTS_IN_HAND}"
+                f" (NS {e.points[0]} means EW {POINTS_IN_HAND - e.points[0]})",
+                "points",
+            )
+        if self.passed_out:
+            raise IllegalEntryError("the hand was passed out: no tricks were taken", "points")
+        if len(self.plays) == 24 and e.points != self.won:
+            raise IllegalEntryError(f"the plays give NS {self.won[0]}, EW {self.won[1]}", "points")
+        self.points = e.points
+
+    def _misdeal(self, e: Misdeal) -> None:
+        if self.plays or self.points is not None:
+            raise IllegalEntryError("a misdeal is caught before play", "misdeal")
+        self.misdeal = e.reason.strip() or "misdeal"
+
+    def _locate(self, seat: Seat, cards: CardSet, where: str) -> None:
+        """Records that ``seat`` held ``cards``; refuses a card already known to be elsewhere."""
+        problems = []
+        for s in SEATS:
+            clash = self.located[s] & cards if s != seat else 0
+            for c in cards_in(clash):
+                problems.append(Problem(where, f"{card_name(c)} is also in {self._source_of(c)}"))
+        if problems:
+            raise IllegalEntryError(problems)
+        dealt = self.dealt[seat]
+        if dealt is not None and cards & ~dealt:
+            c = next(cards_in(cards & ~dealt))
+            raise IllegalEntryError(f"{seat_name(seat)} does not hold {card_name(c)} (hands.{seat_name(seat)})", where)
+        held = self.located[seat] | cards
+        if count(held) > 6:
+            raise IllegalEntryError(f"{seat_name(seat)} would hold {count(held)} cards; a hand is 6", where)
+        located = list(self.located)
+        located[seat] = held
+        self.located = tuple(located)
+        if not where.startswith("plays"):
+            self._sources = self._sources + ((seat, cards, where),)
+
+    def _source_of(self, c: Card) -> str:
+        for i, p in enumerate(self.plays):
+            if p == c:
+                return f"plays[{i}] (played by {seat_name(self.players[i])})"
+        for _seat, cards, where in self._sources:
+            if cards & bit(c):
+                return where
+        return "another hand"
+
+    # ---- what the hand is now ------------------------------------------------------------------
+
+    @property
+    def makers(self) -> Team | None:
+        """The team that named trump."""
+        return None if self.maker is None else team_of(self.maker)
+
+    @property
+    def finished(self) -> bool:
+        """Nothing more is to be entered: scored, passed out, a misdeal, or ended by a renege."""
+        return (
+            self.misdeal is not None
+            or self.passed_out
+            or len(self.plays) == 24
+            or self.points is not None
+            or bool(self.reneges())
+        )
+
+    @property
+    def turn(self) -> Seat | None:
+        """Whose call or card is next (None when the hand is finished or bidding was skipped)."""
+        if self.finished:
+            return None
+        if self.trump is None:
+            return self.bidding.turn if self.bidding else left_of(self.dealer)
+        return left_of(self.leader, len(self.plays) % 4)
+
+    @property
+    def trick(self) -> tuple[Card, ...]:
+        """The cards of the trick in progress, leader first."""
+        return self.plays[len(self.plays) - len(self.plays) % 4:]
+
+    def tricks(self) -> list[Trick]:
+        """Every trick so far; the last one may be incomplete (winner None)."""
+        out = []
+        leader = left_of(self.dealer)
+        for start in range(0, len(self.plays), 4):
+            cards = self.plays[start:start + 4]
+            if len(cards) == 4:
+                winner = left_of(leader, trick_winner(cards, self.trump))  # type: ignore[arg-type]
+                bonus = LAST_TRICK_BONUS if start == 20 else 0
+                out.append(Trick(leader, cards, winner, trick_points(cards, self.trump) + bonus))  # type: ignore[arg-type]
+                leader = winner
+            else:
+                out.append(Trick(leader, cards, None, trick_points(cards, self.trump)))  # type: ignore[arg-type]
+        return out
+
+    def knows_hand(self, seat: Seat) -> bool:
+        """Whether all six of a seat's cards are known."""
+        return count(self.located[seat]) == 6
+
+    def holding(self, seat: Seat, before: int | None = None) -> CardSet:
+        """The cards known to be in a seat's hand before play ``before`` (default: now)."""
+        n = len(self.plays) if before is None else before
+        gone = 0
+        for i in range(n):
+            if self.players[i] == seat:
+                gone |= bit(self.plays[i])
+        return self.located[seat] & ~gone
+
+    def legal(self) -> CardSet:
+        """What may be played now: exact when the player's hand is known, else every card
+        that is not yet played and not known to be elsewhere."""
+        seat = self.turn
+        if seat is None or self.trump is None:
+            return 0
+        if self.knows_hand(seat):
+            return legal_cards(self.holding(seat), self.trick, self.trump)
+        elsewhere = 0
+        for s in SEATS:
+            if s != seat:
+                elsewhere |= self.located[s]
+        return DECK & ~elsewhere & ~self.played_cards
+
+    @property
+    def played_cards(self) -> CardSet:
+        """Every card played so far."""
+        return self.played[0] | self.played[1] | self.played[2] | self.played[3]
+
+    def check_play(self, c: Card) -> Breach | None:
+        """Why the next card ``c`` is a renege as far as is known now, or None."""
+        seat = self.turn
+        if seat is None or self.trump is None:
+            return None
+        return breach(self.holding(seat) & ~bit(c), self.trick, self.trump, c)
+
+    def bell_seat(self) -> Seat | None:
+        """The seat known to hold the King and Queen of trump, if any."""
+        if self.trump is None:
+            return None
+        bell = bell_cards(self.trump)
+        for s in SEATS:
+            if self.located[s] & bell == bell:
+                return s
+        return None
+
+    def reneges(self) -> list[Renege]:
+        """Every renege: proven from the bids and cards, then those called at the table."""
+        if self._reneges is None:
+            self._reneges = self._find_reneges() + list(self.called)
+        return self._reneges
+
+    def _find_reneges(self) -> list[Renege]:
+        found: list[Renege] = []
+        if self.bidding is not None and self.bidding.named_passed_suit():
+            found.append(Renege(team_of(self.maker), passed_suit_reason(self.trump), self.maker))  # type: ignore[arg-type]
+        trump = self.trump
+        if trump is None:
+            return found
+        if self.maker is not None and self.knows_hand(self.maker) and not self.located[self.maker] & suit_mask(trump):
+            found.append(Renege(team_of(self.maker), f"said play holding no {SUIT_WORDS[trump]}", self.maker))
+        gone = [0, 0, 0, 0]
+        plays, players, located = self.plays, self.players, self.located
+        for i, c in enumerate(plays):
+            seat = players[i]
+            gone[seat] |= bit(c)
+            b = breach(located[seat] & ~gone[seat], plays[i - i % 4:i], trump, c)
+            if b is not None:
+                found.append(Renege(team_of(seat), b.why, seat, i // 4 + 1, c, b.legal, i))
+        return found
+
+    def status(self) -> list[Problem]:
+        """What is missing for the hand to be scored (empty when it is complete)."""
+        if self.misdeal is not None or self.passed_out or self.reneges():
+            return []
+        problems = []
+        if self.trump is None or self.maker is None:
+            if self.bidding is not None and not self.bidding.over:
+                problems.append(Problem("bids", "the bidding does not end: it needs a play or eight passes"))
+            elif self.bidding is not None:
+                problems.append(Problem("up", "round 1's trump is the up card's suit: give the up card or trump"))
+            else:
+                problems.append(Problem("bids", "who named trump is missing: give the bids, or trump and maker"))
+        if self.points is None and len(self.plays) < 24:
+            if self.plays:
+                problems.append(Problem("plays", f"the hand stops after {len(self.plays)} cards, with no renege to end it"))
+            else:
+                problems.append(Problem("points", "the result is missing: give each team's trick points, or the plays"))
+        return problems
+
+    def trick_points_by_team(self) -> tuple[int, int]:
+        """Each team's card points in tricks: entered, or counted from the plays."""
+        return self.points if self.points is not None else self.won
+
+
+_HANDLERS = {
+    Deal: Hand._deal,
+    Bid: Hand._bid,
+    NameTrump: Hand._name_trump,
+    PassOut: Hand._pass_out,
+    Announce: Hand._announce,
+    ShowBell: Hand._show_bell,
+    Play: Hand._play,
+    CallRenege: Hand._call_renege,
+    TrickPoints: Hand._trick_points,
+    Misdeal: Hand._misdeal,
+}

@@ -1,0 +1,510 @@
+"""The JSON hand and game records of HAND-RECORD.md: reading, checking and writing them.
+
+Reading turns a record into the events of a hand and applies them, so a record is held to
+exactly the rules a hand entered at the table is. Every problem found is reported with the
+record path it concerns (``plays[5]``, ``melds.E[0]``); writing gives the canonical form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from engine.bidding import parse_call
+from engine.cards import (
+    SUIT_NAMES,
+    Card,
+    CardSet,
+    bit,
+    card_name,
+    parse_card,
+    parse_suit,
+    rank_of,
+    suit_of,
+)
+from engine.errors import EntryError, IllegalEntryError, InvalidRecordError, Problem
+from engine.game import Sheet, sheet
+from engine.hand import (
+    Announce,
+    Bid,
+    CallRenege,
+    Deal,
+    Event,
+    Hand,
+    Misdeal,
+    NameTrump,
+    PassOut,
+    Play,
+    ShowBell,
+    TrickPoints,
+)
+from engine.rules import Rules, parse_rules
+from engine.scoring import HandScore
+from engine.seats import (
+    SEAT_NAMES,
+    TEAM_NAMES,
+    Seat,
+    parse_seat,
+    parse_team,
+    seat_name,
+    team_name,
+)
+
+HAND_FORMAT = "clabber-hand/1"
+GAME_FORMAT = "clabber-game/1"
+HAND_FIELDS = (
+    "format", "rules", "dealer", "up", "hands", "bids", "trump", "maker", "round", "passed_out",
+    "melds", "bell", "plays", "renege", "points", "misdeal",
+)
+GAME_FIELDS = ("format", "rules", "teams", "players", "first_dealer", "hands")
+MAX_TEXT = 200  # longest team name, player name or reason kept
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """A hand read from a record: the rules it was played under and the hand itself."""
+
+    rules: Rules
+    hand: Hand
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game read from a record."""
+
+    rules: Rules
+    hands: tuple[Hand, ...]
+    teams: dict[str, str] = field(default_factory=dict)
+    players: dict[str, str] = field(default_factory=dict)
+    first_dealer: Seat | None = None
+
+    def sheet(self) -> Sheet:
+        """The game's score sheet."""
+        return sheet(self.hands, self.rules, self.first_dealer)
+
+
+class _Problems:
+    """Collects every problem of a record instead of stopping at the first."""
+
+    def __init__(self) -> None:
+        self.found: list[Problem] = []
+
+    def read(self, fn: Callable[[Any], T], value: Any, where: str) -> T | None:
+        try:
+            return fn(value)
+        except EntryError as e:
+            self.found.extend(e.at(where).problems)
+            return None
+
+    def add(self, where: str, why: str) -> None:
+        self.found.append(Problem(where, why))
+
+
+def loads(text: str | bytes) -> Any:
+    """Parses JSON text; InvalidRecordError saying where it stops being JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidRecordError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except (UnicodeDecodeError, RecursionError) as e:
+        raise InvalidRecordError(f"not JSON: {type(e).__name__}") from None
+
+
+def _cards(value: Any, where: str, p: _Problems, exactly: int | None = None) -> list[Card] | None:
+    if not isinstance(value, list):
+        p.add(where, "must be a list of cards")
+        return None
+    if exactly is not None and len(value) != exactly:
+        p.add(where, f"has {len(value)} cards; it must have {exactly}")
+        return None
+    out: list[Card] = []
+    ok = True
+    for i, v in enumerate(value):
+        c = p.read(parse_card, v, f"{where}[{i}]")
+        if c is None:
+            ok = False
+        elif c in out:
+            p.add(f"{where}[{i}]", f"{card_name(c)} appears twice")
+            ok = False
+        else:
+            out.append(c)
+    return out if ok else None
+
+
+def _mask(cards: list[Card]) -> CardSet:
+    m = 0
+    for c in cards:
+        m |= bit(c)
+    return m
+
+
+def _by_seat(value: Any, where: str, p: _Problems) -> dict[Seat, Any]:
+    if not isinstance(value, dict):
+        p.add(where, "must be an object keyed by seat (N, E, S, W)")
+        return {}
+    out: dict[Seat, Any] = {}
+    for k, v in value.items():
+        s = p.read(parse_seat, k, f"{where}.{k}")
+        if s is not None:
+            out[s] = v
+    return out
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidRecordError("must be a non-empty text")
+    if len(value) > MAX_TEXT:
+        raise InvalidRecordError(f"is longer than {MAX_TEXT} characters")
+    return value.strip()
+
+
+def _points(value: Any) -> tuple[int, int]:
+    if not isinstance(value, dict) or set(value) != set(TEAM_NAMES):
+        raise InvalidRecordError('must be {"NS": points, "EW": points}')
+    out = []
+    for t in TEAM_NAMES:
+        v = value[t]
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise InvalidRecordError(f"{v!r} is not a whole number of points", t)
+        out.append(v)
+    return (out[0], out[1])
+
+
+def _renege(value: Any) -> CallRenege:
+    if not isinstance(value, dict):
+        raise InvalidRecordError('must be {"by": TEAM, "reason": TEXT}')
+    unknown = set(value) - {"by", "reason", "seat"}
+    if unknown:
+        raise InvalidRecordError(f"unknown field {sorted(unknown)[0]!r} (known: by, reason, seat)")
+    p = _Problems()
+    team = p.read(parse_team, value.get("by"), "by")
+    reason = p.read(_text, value.get("reason"), "reason")
+    seat = p.read(parse_seat, value["seat"], "seat") if value.get("seat") is not None else None
+    if team is not None and seat is not None and seat % 2 != team:
+        p.add("seat", f"{seat_name(seat)} does not play for {team_name(team)}")
+    if p.found:
+        raise InvalidRecordError(p.found)
+    return CallRenege(team, reason, seat)  # type: ignore[arg-type]
+
+
+def _read_fields(obj: dict[str, Any], p: _Problems) -> tuple[Seat | None, list[tuple[str, Event]]]:
+    """Reads the fields of a hand record into (dealer, [(category, event)])."""
+    dealer = p.read(parse_seat, obj.get("dealer"), "dealer") if "dealer" in obj else None
+    if "dealer" not in obj:
+        p.add("dealer", "missing: give the seat that dealt (N, E, S or W)")
+    events: list[tuple[str, Event]] = []
+    up = p.read(parse_card, obj["up"], "up") if obj.get("up") is not None else None
+    hands: list[CardSet | None] = [None] * 4
+    if obj.get("hands") is not None:
+        for s, v in _by_seat(obj["hands"], "hands", p).items():
+            cards = _cards(v, f"hands.{seat_name(s)}", p, exactly=6)
+            if cards is not None:
+                hands[s] = _mask(cards)
+    if up is not None or any(h is not None for h in hands):
+        events.append(("deal", Deal(up, tuple(hands) if any(h is not None for h in hands) else None)))
+    if obj.get("bids") is not None:
+        if not isinstance(obj["bids"], list) or len(obj["bids"]) > 8:
+            p.add("bids", "must be a list of up to 8 calls")
+        else:
+            for i, v in enumerate(obj["bids"]):
+                call = p.read(parse_call, v, f"bids[{i}]")
+                if call is not None:
+                    events.append(("bidding", Bid(call)))
+    trump = p.read(parse_suit, obj["trump"], "trump") if obj.get("trump") is not None else None
+    maker = p.read(parse_seat, obj["maker"], "maker") if obj.get("maker") is not None else None
+    rnd = obj.get("round")
+    if rnd is not None and (isinstance(rnd, bool) or rnd not in (1, 2)):
+        p.add("round", f"{rnd!r} is not a round of bidding (1 or 2)")
+    if trump is not None and maker is not None:
+        events.append(("bidding", NameTrump(trump, maker, rnd)))
+    elif (trump is None) != (maker is None) and not obj.get("bids"):
+        missing = "maker" if maker is None else "trump"
+        if not any(pr.where in ("trump", "maker") for pr in p.found):
+            p.add(missing, "missing: a quick entry gives both trump and maker (the seat that said play)")
+    po = obj.get("passed_out")
+    if po is not None and po is not False:
+        if po is not True:
+            p.add("passed_out", "must be true or false")
+        else:
+            events.append(("bidding", PassOut()))
+    if obj.get("bell") is not None:
+        bell = p.read(parse_seat, obj["bell"], "bell")
+        if bell is not None:
+            events.append(("bell", ShowBell(bell)))
+    if obj.get("melds") is not None:
+        for s, v in sorted(_by_seat(obj["melds"], "melds", p).items()):
+            here = f"melds.{seat_name(s)}"
+            if not isinstance(v, list):
+                p.add(here, "must be a list of melds, each a list of cards")
+                continue
+            for i, m in enumerate(v):
+                cards = _cards(m, f"{here}[{i}]", p)
+                if cards is not None:
+                    events.append(("melds", Announce(s, _mask(cards))))
+    if obj.get("plays") is not None:
+        cards = _cards(obj["plays"], "plays", p)
+        if cards is not None:
+            if len(cards) > 24:
+                p.add("plays", f"has {len(cards)} cards; a hand has 24")
+            events.extend(("plays", Play(c)) for c in cards[:24])
+    if obj.get("renege") is not None:
+        reneges = obj["renege"] if isinstance(obj["renege"], list) else [obj["renege"]]
+        for i, v in enumerate(reneges):
+            where = "renege" if not isinstance(obj["renege"], list) else f"renege[{i}]"
+            r = p.read(_renege, v, where)
+            if r is not None:
+                events.append(("renege", r))
+    if obj.get("points") is not None:
+        pts = p.read(_points, obj["points"], "points")
+        if pts is not None:
+            events.append(("points", TrickPoints(pts)))
+    md = obj.get("misdeal")
+    if md is not None and md is not False:
+        reason = "misdeal" if md is True else p.read(_text, md, "misdeal")
+        if reason is not None:
+            events.append(("misdeal", Misdeal(reason)))
+    return dealer, events
+
+
+# Where an event fails, later events of these kinds depend on it: stop there.
+_STOP_AFTER = {"deal", "bidding", "bell", "plays", "misdeal"}
+
+
+def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None) -> HandRecord:
+    """Reads and checks a hand record; EntryError listing every problem found."""
+    if not isinstance(obj, dict):
+        raise InvalidRecordError("a hand record is a JSON object")
+    p = _Problems()
+    for k in obj:
+        if k not in HAND_FIELDS:
+            p.add(str(k), f"unknown field (known: {', '.join(HAND_FIELDS)})")
+    if in_game:
+        for k in ("format", "rules"):
+            if k in obj:
+                p.add(k, "a game's hands carry no format or rules: the game's apply")
+    else:
+        if obj.get("format") != HAND_FORMAT:
+            p.add("format", f"must be {HAND_FORMAT!r}" + (" (this is a game record: use sheet)" if obj.get("format") == GAME_FORMAT else ""))
+        rules = p.read(parse_rules, obj.get("rules"), "rules")
+    dealer, events = _read_fields(obj, p)
+    if p.found:
+        raise InvalidRecordError(p.found)
+    hand = Hand(dealer)  # type: ignore[arg-type]
+    stopped: set[str] = set()
+    for kind, e in events:
+        if stopped & {"deal", "bidding"} or kind in stopped:
+            continue
+        try:
+            hand = hand.apply(e)
+        except EntryError as err:
+            p.found.extend(err.problems)
+            if kind in _STOP_AFTER:
+                stopped.add(kind)
+    if not p.found:
+        p.found.extend(hand.status())
+    if p.found:
+        raise IllegalEntryError(p.found)
+    return HandRecord(rules or Rules(), hand)
+
+
+def read_game(obj: Any) -> GameRecord:
+    """Reads and checks a game record, every hand and the sheet they make."""
+    if not isinstance(obj, dict):
+        raise InvalidRecordError("a game record is a JSON object")
+    p = _Problems()
+    for k in obj:
+        if k not in GAME_FIELDS:
+            p.add(str(k), f"unknown field (known: {', '.join(GAME_FIELDS)})")
+    if obj.get("format") != GAME_FORMAT:
+        p.add("format", f"must be {GAME_FORMAT!r}" + (" (this is a hand record: use score)" if obj.get("format") == HAND_FORMAT else ""))
+    rules = p.read(parse_rules, obj.get("rules"), "rules") or Rules()
+    teams: dict[str, str] = {}
+    if obj.get("teams") is not None:
+        if not isinstance(obj["teams"], dict):
+            p.add("teams", 'must be {"NS": NAME, "EW": NAME}')
+        else:
+            for k, v in obj["teams"].items():
+                t = p.read(parse_team, k, f"teams.{k}")
+                name = p.read(_text, v, f"teams.{k}")
+                if t is not None and name is not None:
+                    teams[team_name(t)] = name
+    players: dict[str, str] = {}
+    if obj.get("players") is not None:
+        for s, v in _by_seat(obj["players"], "players", p).items():
+            name = p.read(_text, v, f"players.{seat_name(s)}")
+            if name is not None:
+                players[seat_name(s)] = name
+    first = p.read(parse_seat, obj["first_dealer"], "first_dealer") if obj.get("first_dealer") is not None else None
+    raw = obj.get("hands", [])
+    hands: list[Hand] = []
+    if not isinstance(raw, list):
+        p.add("hands", "must be a list of hand records")
+        raw = []
+    for i, h in enumerate(raw):
+        try:
+            hands.append(read_hand(h, in_game=True, rules=rules).hand)
+        except EntryError as err:
+            p.found.extend(err.at(f"hands[{i}]").problems)
+    if first is not None and hands and hands[0].dealer != first:
+        p.add("first_dealer", f"the first hand was dealt by {seat_name(hands[0].dealer)}")
+    if p.found:
+        raise IllegalEntryError(p.found)
+    game = GameRecord(rules, tuple(hands), teams, players, first if first is not None else (hands[0].dealer if hands else None))
+    game.sheet()  # refuses a hand after the end
+    return game
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
+
+def _card_order(c: Card) -> tuple[int, int]:
+    return (suit_of(c), -rank_of(c))
+
+
+def _card_list(mask: CardSet) -> list[str]:
+    return [card_name(c) for c in sorted((c for c in range(24) if mask & bit(c)), key=_card_order)]
+
+
+def hand_to_json(hand: Hand, rules: Rules | None = None) -> dict[str, Any]:
+    """The canonical record of a hand; without ``rules`` it is a game's hand (no format)."""
+    out: dict[str, Any] = {}
+    if rules is not None:
+        out["format"] = HAND_FORMAT
+        out["rules"] = rules.to_json()
+    out["dealer"] = seat_name(hand.dealer)
+    melds: dict[str, list[list[str]]] = {}
+    reneges: list[dict[str, Any]] = []
+    for e in hand.events:
+        if isinstance(e, Deal):
+            if e.up is not None:
+                out["up"] = card_name(e.up)
+            if e.hands is not None:
+                out["hands"] = {seat_name(s): _card_list(m) for s, m in enumerate(e.hands) if m is not None}
+        elif isinstance(e, Bid):
+            out.setdefault("bids", []).append(str(e.call))
+        elif isinstance(e, NameTrump):
+            out["trump"] = SUIT_NAMES[e.trump]
+            out["maker"] = seat_name(e.maker)
+            if e.round is not None:
+                out["round"] = e.round
+        elif isinstance(e, PassOut):
+            out["passed_out"] = True
+        elif isinstance(e, ShowBell):
+            out["bell"] = seat_name(e.seat)
+        elif isinstance(e, Announce):
+            melds.setdefault(seat_name(e.seat), []).append(_card_list(e.cards))
+        elif isinstance(e, Play):
+            out.setdefault("plays", []).append(card_name(e.card))
+        elif isinstance(e, CallRenege):
+            r = {"by": team_name(e.team), "reason": e.reason}
+            if e.seat is not None:
+                r["seat"] = seat_name(e.seat)
+            reneges.append(r)
+        elif isinstance(e, TrickPoints):
+            out["points"] = {"NS": e.points[0], "EW": e.points[1]}
+        elif isinstance(e, Misdeal):
+            out["misdeal"] = e.reason or True
+    if melds:
+        out["melds"] = {s: melds[s] for s in SEAT_NAMES if s in melds}
+    if reneges:
+        out["renege"] = reneges[0] if len(reneges) == 1 else reneges
+    order = {k: i for i, k in enumerate(HAND_FIELDS)}
+    return dict(sorted(out.items(), key=lambda kv: order[kv[0]]))
+
+
+def game_to_json(game: GameRecord) -> dict[str, Any]:
+    """The canonical record of a game."""
+    out: dict[str, Any] = {"format": GAME_FORMAT, "rules": game.rules.to_json()}
+    if game.teams:
+        out["teams"] = {t: game.teams[t] for t in TEAM_NAMES if t in game.teams}
+    if game.players:
+        out["players"] = {s: game.players[s] for s in SEAT_NAMES if s in game.players}
+    if game.first_dealer is not None and not game.hands:
+        out["first_dealer"] = seat_name(game.first_dealer)
+    out["hands"] = [hand_to_json(h) for h in game.hands]
+    return out
+
+
+
+
+def renege_to_json(score: HandScore) -> dict[str, Any] | None:
+    """The first renege of a scored hand, as ``clabber score`` prints it."""
+    r = score.renege
+    if r is None:
+        return None
+    out: dict[str, Any] = {
+        "by": team_name(r.team),
+        "seat": None if r.seat is None else seat_name(r.seat),
+        "trick": r.trick,
+        "card": None if r.card is None else card_name(r.card),
+        "reason": r.reason,
+    }
+    if r.legal is not None:
+        out["legal"] = _card_list(r.legal)
+    if score.void:
+        out["void"] = True
+    return out
+
+
+def _teams(pair: tuple[int, int]) -> dict[str, int]:
+    return {"NS": pair[0], "EW": pair[1]}
+
+
+def _team_or_none(team: int | None) -> str | None:
+    return None if team is None else team_name(team)
+
+
+def score_to_json(hand: Hand, score: HandScore) -> dict[str, Any]:
+    """The ``clabber score`` object of HAND-RECORD.md."""
+    return {
+        "valid": True,
+        "passed_out": score.passed_out,
+        "misdeal": score.misdeal,
+        "trump": None if hand.trump is None else SUIT_NAMES[hand.trump],
+        "maker": None if hand.maker is None else seat_name(hand.maker),
+        "makers": _team_or_none(score.makers),
+        "tricks": _teams(score.tricks),
+        "melds": _teams(score.melds),
+        "bell": _teams(score.bell),
+        "totals": _teams(score.totals),
+        "score": _teams(score.score),
+        "set": score.set,
+        "meld_winner": _team_or_none(score.meld_winner),
+        "renege": renege_to_json(score),
+        "next_dealer": seat_name(score.next_dealer),
+    }
+
+
+def sheet_to_json(s: Sheet) -> dict[str, Any]:
+    """The ``clabber sheet`` object of HAND-RECORD.md."""
+    rows = []
+    for row in s.rows:
+        sc = row.score
+        rows.append({
+            "hand": row.number,
+            "dealer": seat_name(row.dealer),
+            "score": _teams(sc.score),
+            "marks": dict(zip(TEAM_NAMES, sc.marks)),
+            "totals": _teams(row.totals),
+            "set": sc.set,
+            "passed_out": sc.passed_out,
+            "misdeal": sc.misdeal,
+            "makers": _team_or_none(sc.makers),
+            "renege": renege_to_json(sc),
+            "next_dealer": seat_name(sc.next_dealer),
+            "check": sc.in_play,
+            "rules_dealer": None if row.rules_dealer is None else seat_name(row.rules_dealer),
+        })
+    winner = s.winner if isinstance(s.winner, str) or s.winner is None else team_name(s.winner)
+    return {
+        "valid": True,
+        "rows": rows,
+        "totals": _teams(s.totals),
+        "over": s.over,
+        "winner": winner,
+        "next_dealer": None if s.next_dealer is None else seat_name(s.next_dealer),
+    }

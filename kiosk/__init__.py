@@ -1,0 +1,1 @@
+"""The Clabber table kiosk: the controller, store, screens and commands around the engine."""
