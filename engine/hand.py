@@ -386,6 +386,12 @@ class Hand:
 
     def _locate(self, seat: Seat, cards: CardSet, where: str) -> None:
         """Records that ``seat`` held ``cards``; refuses a card already known to be elsewhere."""
+        dealt = self.dealt[seat]
+        if dealt is not None and cards & ~dealt:
+            c = next(cards_in(cards & ~dealt))
+            raise IllegalEntryError(
+                f"{seat_name(seat)} does not hold {card_name(c)}: it is in {self._source_of(c)}", where
+            )
         problems = []
         for s in SEATS:
             clash = self.located[s] & cards if s != seat else 0
@@ -393,10 +399,6 @@ class Hand:
                 problems.append(Problem(where, f"{card_name(c)} is also in {self._source_of(c)}"))
         if problems:
             raise IllegalEntryError(problems)
-        dealt = self.dealt[seat]
-        if dealt is not None and cards & ~dealt:
-            c = next(cards_in(cards & ~dealt))
-            raise IllegalEntryError(f"{seat_name(seat)} does not hold {card_name(c)} (hands.{seat_name(seat)})", where)
         held = self.located[seat] | cards
         if count(held) > 6:
             raise IllegalEntryError(f"{seat_name(seat)} would hold {count(held)} cards; a hand is 6", where)
@@ -472,15 +474,15 @@ class Hand:
         gone = 0
         for i in range(n):
             if self.players[i] == seat:
-                gone |= bit(self.plays[i])
+                gone |= 1 << self.plays[i]
         return self.located[seat] & ~gone
 
     def legal(self) -> CardSet:
         """What may be played now: exact when the player's hand is known, else every card
         that is not yet played and not known to be elsewhere."""
-        seat = self.turn
-        if seat is None or self.trump is None:
+        if self.trump is None or self.maker is None or len(self.plays) == 24:
             return 0
+        seat = left_of(self.leader, len(self.plays) % 4)
         if self.knows_hand(seat):
             return legal_cards(self.holding(seat), self.trick, self.trump)
         elsewhere = 0
@@ -530,7 +532,7 @@ class Hand:
         plays, players, located = self.plays, self.players, self.located
         for i, c in enumerate(plays):
             seat = players[i]
-            gone[seat] |= bit(c)
+            gone[seat] |= 1 << c
             b = breach(located[seat] & ~gone[seat], plays[i - i % 4:i], trump, c)
             if b is not None:
                 found.append(Renege(team_of(seat), b.why, seat, i // 4 + 1, c, b.legal, i))

@@ -97,11 +97,13 @@ def meld_of(cards: CardSet) -> Meld:
     if n == 4 and any(cards == rank_mask(r) for r in RANKS):
         return Meld(cards)
     suits = {suit_of(c) for c in cards_in(cards)}
+    if n > 1 and len({rank_of(c) for c in cards_in(cards)}) == 1:
+        raise IllegalEntryError(f"{names(cards)} is not a meld: four of a kind needs all four suits")
     if n < 3 or n > 6:
-        raise IllegalEntryError(f"{names(cards) or 'no cards'} is not a meld: a meld is four of a kind or 3 to 6 cards in sequence")
+        raise IllegalEntryError(
+            f"{names(cards) or 'no cards'} is not a meld: a meld is four of a kind or 3 to 6 cards in sequence"
+        )
     if len(suits) != 1:
-        if n == 4 and len({rank_of(c) for c in cards_in(cards)}) == 1:
-            raise IllegalEntryError(f"{names(cards)} is not a meld: four of a kind needs all four suits")
         raise IllegalEntryError(f"{names(cards)} is not a meld: a sequence is all of one suit")
     ranks = sorted(rank_of(c) for c in cards_in(cards))
     if ranks[-1] - ranks[0] != n - 1:
@@ -114,16 +116,14 @@ def bell_cards(trump: Suit) -> CardSet:
     return bit(card(KING, trump)) | bit(card(QUEEN, trump))
 
 
+# Every meld there is: six fours of a kind and each run of 3 to 6 cards in each suit.
+ALL_MELDS: tuple[CardSet, ...] = tuple(rank_mask(r) for r in RANKS) + tuple(
+    sum(bit(card(r, s)) for r in range(lo, hi + 1)) for s in SUITS for lo in range(6) for hi in range(lo + 2, 6)
+)
+
+
 def _candidates(hand: CardSet) -> list[Meld]:
-    found = [Meld(rank_mask(r)) for r in RANKS if hand & rank_mask(r) == rank_mask(r)]
-    for s in SUITS:
-        ranks = [r for r in RANKS if hand & bit(card(r, s))]
-        for lo in range(6):
-            for hi in range(lo + 2, 6):
-                run = range(lo, hi + 1)
-                if all(r in ranks for r in run):
-                    found.append(Meld(sum(bit(card(r, s)) for r in run)))
-    return found
+    return [Meld(m) for m in ALL_MELDS if hand & m == m]
 
 
 def best_melds(hand: CardSet, trump: Suit | None) -> list[Meld]:

@@ -274,8 +274,10 @@ def _read_fields(obj: dict[str, Any], p: _Problems) -> tuple[Seat | None, list[t
 _STOP_AFTER = {"deal", "bidding", "bell", "plays", "misdeal"}
 
 
-def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None) -> HandRecord:
-    """Reads and checks a hand record; EntryError listing every problem found."""
+def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, complete: bool = True) -> HandRecord:
+    """Reads and checks a hand record; EntryError listing every problem found.
+
+    With ``complete=False`` a hand still in progress (no result yet) is accepted."""
     if not isinstance(obj, dict):
         raise InvalidRecordError("a hand record is a JSON object")
     p = _Problems()
@@ -304,7 +306,7 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None) ->
             p.found.extend(err.problems)
             if kind in _STOP_AFTER:
                 stopped.add(kind)
-    if not p.found:
+    if not p.found and complete:
         p.found.extend(hand.status())
     if p.found:
         raise IllegalEntryError(p.found)

@@ -1,0 +1,5 @@
+"""``python -m kiosk`` is the ``clabber`` command."""
+
+from kiosk.cli import main
+
+main()

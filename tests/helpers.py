@@ -1,0 +1,57 @@
+"""Small helpers that let tests speak in card names."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.cards import CardSet, card_set, parse_card, parse_suit
+from engine.hand import Hand
+from engine.record import read_hand
+from engine.scoring import HandScore, score_hand
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cards(text: str) -> CardSet:
+    """``"AS KS 9H"`` as a set of cards."""
+    return card_set(parse_card(t) for t in text.split())
+
+
+def card_list(text: str) -> list[int]:
+    """``"AS KS 9H"`` as cards in order."""
+    return [parse_card(t) for t in text.split()]
+
+
+def suit(text: str) -> int:
+    """A suit letter as a suit."""
+    return parse_suit(text)
+
+
+def hand_of(record: dict[str, Any], complete: bool = True) -> Hand:
+    """The hand a record (format added) describes; ``complete=False`` for one in progress."""
+    return read_hand({"format": "clabber-hand/1", **record}, complete=complete).hand
+
+
+def score_of(record: dict[str, Any]) -> HandScore:
+    """The score of a record (format added)."""
+    rec = read_hand({"format": "clabber-hand/1", **record})
+    return score_hand(rec.hand, rec.rules)
+
+
+def clabber(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs the installed ``clabber`` command as a table's scripts would."""
+    exe = Path(sys.executable).with_name("clabber")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "kiosk"]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([*cmd, *args], input=stdin, capture_output=True, text=True, env=env, timeout=60)
+
+
+def write_json(path: Path, obj: Any) -> Path:
+    """Writes a record to a file and returns its path."""
+    path.write_text(json.dumps(obj))
+    return path
