@@ -35,7 +35,7 @@ def parse_call(text: object) -> Call:
             return Call(True)
         if len(words) == 2 and words[0] == PLAY:
             return Call(True, parse_suit(words[1]))
-    raise InvalidRecordError(f"{text!r} is not a call (\"pass\", \"play\" or \"play X\" with X a suit)")
+    raise InvalidRecordError(f'{text!r} is not a call ("pass", "play" or "play X" with X a suit)')
 
 
 @dataclass(frozen=True)
@@ -87,13 +87,11 @@ class Bidding:
         who = seat_name(self.turn)
         if self.round == 1 and c.play and c.suit is not None:
             if c.suit != self.up_suit:
-                raise IllegalEntryError(
-                    f"{who}: in round 1 the only play is the up card's suit; say \"play\""
-                )
+                raise IllegalEntryError(f'{who}: in round 1 the only play is the up card\'s suit; say "play"')
             c = Call(True)
         if self.round == 2 and c.play and c.suit is None:
-            raise IllegalEntryError(f"{who}: in round 2 a play names its suit, e.g. \"play S\"")
-        return Bidding(self.dealer, self.up_suit, self.calls + (c,))
+            raise IllegalEntryError(f'{who}: in round 2 a play names its suit, e.g. "play S"')
+        return Bidding(self.dealer, self.up_suit, (*self.calls, c))
 
     def named_passed_suit(self) -> bool:
         """Round 2's trump is the suit turned down in round 1: a renege by the maker."""

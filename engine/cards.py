@@ -142,9 +142,18 @@ def parse_card(text: object) -> Card:
                 return card(RANK_NAMES.index(t[0]), parse_suit(t[1]))
             except InvalidRecordError:
                 pass
-    raise InvalidRecordError(f"{text!r} is not a card (rank 9 T J Q K A, then suit C D H S, e.g. \"TS\")")
+    raise InvalidRecordError(f'{text!r} is not a card (rank 9 T J Q K A, then suit C D H S, e.g. "TS")')
 
 
-def names(mask: CardSet) -> str:
-    """A set of cards for people, by suit and in order: ``A♠ 10♠ J♥``."""
-    return " ".join(card_symbol(c) for c in sorted(cards_in(mask), key=lambda c: (-suit_of(c), -PLAIN_STRENGTH[rank_of(c)])))
+def names(mask: CardSet, trump: Suit | None = None) -> str:
+    """A set of cards for people, trump first, each suit high to low: ``J♥ 9♥ A♠ 10♠``."""
+
+    def order(c: Card) -> tuple[bool, int, int]:
+        return (suit_of(c) != trump, -suit_of(c), -strength(c, trump))
+
+    return " ".join(card_symbol(c) for c in sorted(cards_in(mask), key=order))
+
+
+def card_names(mask: CardSet) -> list[str]:
+    """A set of cards in canonical record form, by suit (C D H S), each high to low."""
+    return [card_name(c) for c in sorted(cards_in(mask), key=lambda c: (suit_of(c), -rank_of(c)))]

@@ -10,7 +10,6 @@ played, which is enough to prove or clear every renege.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from engine.bidding import Bidding, Call, passed_suit_reason
 from engine.cards import (
@@ -110,7 +109,7 @@ class Misdeal:
     reason: str = ""
 
 
-Event = Union[Deal, Bid, NameTrump, PassOut, Announce, ShowBell, Play, CallRenege, TrickPoints, Misdeal]
+Event = Deal | Bid | NameTrump | PassOut | Announce | ShowBell | Play | CallRenege | TrickPoints | Misdeal
 
 # ---- what a hand reports --------------------------------------------------------------------
 
@@ -224,7 +223,7 @@ class Hand:
         if self.misdeal is not None:
             raise IllegalEntryError("the hand was a misdeal: nothing more happens in it", "misdeal")
         handler(new, event)
-        new.events = self.events + (event,)
+        new.events = (*self.events, event)
         return new
 
     def _deal(self, e: Deal) -> None:
@@ -237,7 +236,9 @@ class Hand:
             if m is None:
                 continue
             if count(m) != 6:
-                raise IllegalEntryError(f"{seat_name(s)} has {count(m)} cards; each seat is dealt 6", f"hands.{seat_name(s)}")
+                raise IllegalEntryError(
+                    f"{seat_name(s)} has {count(m)} cards; each seat is dealt 6", f"hands.{seat_name(s)}"
+                )
             self._locate(s, m, f"hands.{seat_name(s)}")
         if e.up is not None:
             self.up = e.up
@@ -340,13 +341,13 @@ class Hand:
                 raise IllegalEntryError(f"{card_name(c)} was already played at plays[{j}]", where)
         seat = left_of(self.leader, i % 4)
         self._locate(seat, bit(c), where)
-        self.plays = self.plays + (c,)
-        self.players = self.players + (seat,)
+        self.plays = (*self.plays, c)
+        self.players = (*self.players, seat)
         played = list(self.played)
         played[seat] |= bit(c)
         self.played = tuple(played)
         if i % 4 == 3:
-            trick = self.plays[i - 3:]
+            trick = self.plays[i - 3 :]
             winner = left_of(self.leader, trick_winner(trick, self.trump))
             gained = trick_points(trick, self.trump) + (LAST_TRICK_BONUS if i == 23 else 0)
             won = list(self.won)
@@ -357,7 +358,7 @@ class Hand:
     def _call_renege(self, e: CallRenege) -> None:
         if not e.reason.strip():
             raise IllegalEntryError("say why (table talk, exposed card, ...)", "renege.reason")
-        self.called = self.called + (Renege(e.team, e.reason.strip(), e.seat, called=True),)
+        self.called = (*self.called, Renege(e.team, e.reason.strip(), e.seat, called=True))
 
     def _trick_points(self, e: TrickPoints) -> None:
         problems = []
@@ -369,7 +370,7 @@ class Hand:
             raise IllegalEntryError(problems)
         if sum(e.points) != POINTS_IN_HAND:
             raise IllegalEntryError(
-                f"{e.points[0]} + {e.points[1]} = {sum(e.points)}; the two teams' trick points add up to {POINTS_IN_HAND}"
+                f"{e.points[0]} + {e.points[1]} = {sum(e.points)}; the teams' trick points add up to {POINTS_IN_HAND}"
                 f" (NS {e.points[0]} means EW {POINTS_IN_HAND - e.points[0]})",
                 "points",
             )
@@ -406,7 +407,7 @@ class Hand:
         located[seat] = held
         self.located = tuple(located)
         if not where.startswith("plays"):
-            self._sources = self._sources + ((seat, cards, where),)
+            self._sources = (*self._sources, (seat, cards, where))
 
     def _source_of(self, c: Card) -> str:
         for i, p in enumerate(self.plays):
@@ -442,19 +443,27 @@ class Hand:
             return None
         if self.trump is None:
             return self.bidding.turn if self.bidding else left_of(self.dealer)
+        return self.next_player
+
+    @property
+    def next_player(self) -> Seat | None:
+        """The seat whose card comes next in play, even after a renege ended the hand
+        (a record may go on past one nobody called)."""
+        if self.trump is None or self.maker is None or len(self.plays) == 24:
+            return None
         return left_of(self.leader, len(self.plays) % 4)
 
     @property
     def trick(self) -> tuple[Card, ...]:
         """The cards of the trick in progress, leader first."""
-        return self.plays[len(self.plays) - len(self.plays) % 4:]
+        return self.plays[len(self.plays) - len(self.plays) % 4 :]
 
     def tricks(self) -> list[Trick]:
         """Every trick so far; the last one may be incomplete (winner None)."""
         out = []
         leader = left_of(self.dealer)
         for start in range(0, len(self.plays), 4):
-            cards = self.plays[start:start + 4]
+            cards = self.plays[start : start + 4]
             if len(cards) == 4:
                 winner = left_of(leader, trick_winner(cards, self.trump))  # type: ignore[arg-type]
                 bonus = LAST_TRICK_BONUS if start == 20 else 0
@@ -480,9 +489,9 @@ class Hand:
     def legal(self) -> CardSet:
         """What may be played now: exact when the player's hand is known, else every card
         that is not yet played and not known to be elsewhere."""
-        if self.trump is None or self.maker is None or len(self.plays) == 24:
+        seat = self.next_player
+        if seat is None:
             return 0
-        seat = left_of(self.leader, len(self.plays) % 4)
         if self.knows_hand(seat):
             return legal_cards(self.holding(seat), self.trick, self.trump)
         elsewhere = 0
@@ -533,7 +542,7 @@ class Hand:
         for i, c in enumerate(plays):
             seat = players[i]
             gone[seat] |= 1 << c
-            b = breach(located[seat] & ~gone[seat], plays[i - i % 4:i], trump, c)
+            b = breach(located[seat] & ~gone[seat], plays[i - i % 4 : i], trump, c)
             if b is not None:
                 found.append(Renege(team_of(seat), b.why, seat, i // 4 + 1, c, b.legal, i))
         return found
@@ -552,7 +561,9 @@ class Hand:
                 problems.append(Problem("bids", "who named trump is missing: give the bids, or trump and maker"))
         if self.points is None and len(self.plays) < 24:
             if self.plays:
-                problems.append(Problem("plays", f"the hand stops after {len(self.plays)} cards, with no renege to end it"))
+                problems.append(
+                    Problem("plays", f"the hand stops after {len(self.plays)} cards, with no renege to end it")
+                )
             else:
                 problems.append(Problem("points", "the result is missing: give each team's trick points, or the plays"))
         return problems

@@ -21,10 +21,7 @@ from engine.cards import (
 
 # _STRONGER[trump][c]: the trumps that beat trump card c.
 _STRONGER: tuple[tuple[CardSet, ...], ...] = tuple(
-    tuple(
-        sum(bit(o) for o in CARDS if suit_of(o) == trump and strength(o, trump) > strength(c, trump))
-        for c in CARDS
-    )
+    tuple(sum(bit(o) for o in CARDS if suit_of(o) == trump and strength(o, trump) > strength(c, trump)) for c in CARDS)
     for trump in range(4)
 )
 
@@ -81,9 +78,9 @@ def breach(holding: CardSet, trick: Sequence[Card], trump: Suit, c: Card) -> Bre
         top = highest_trump(trick, trump)
         duty = "overtrump" if legal & _STRONGER[trump][top] else "trump"
     if duty == "follow suit":
-        why = f"must follow suit ({SUIT_WORDS[led]}): you hold {names(legal)}"
+        why = f"must follow suit ({SUIT_WORDS[led]}): you hold {names(legal, trump)}"
     else:
-        why = f"must {duty}: you hold {names(legal)}"
+        why = f"must {duty}: you hold {names(legal, trump)}"
     return Breach(duty, why, legal)
 
 

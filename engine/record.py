@@ -13,17 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from engine.bidding import parse_call
-from engine.cards import (
-    SUIT_NAMES,
-    Card,
-    CardSet,
-    bit,
-    card_name,
-    parse_card,
-    parse_suit,
-    rank_of,
-    suit_of,
-)
+from engine.cards import SUIT_NAMES, Card, CardSet, bit, card_name, card_names, parse_card, parse_suit
 from engine.errors import EntryError, IllegalEntryError, InvalidRecordError, Problem
 from engine.game import Sheet, sheet
 from engine.hand import (
@@ -55,8 +45,22 @@ from engine.seats import (
 HAND_FORMAT = "clabber-hand/1"
 GAME_FORMAT = "clabber-game/1"
 HAND_FIELDS = (
-    "format", "rules", "dealer", "up", "hands", "bids", "trump", "maker", "round", "passed_out",
-    "melds", "bell", "plays", "renege", "points", "misdeal",
+    "format",
+    "rules",
+    "dealer",
+    "up",
+    "hands",
+    "bids",
+    "trump",
+    "maker",
+    "round",
+    "passed_out",
+    "melds",
+    "bell",
+    "plays",
+    "renege",
+    "points",
+    "misdeal",
 )
 GAME_FIELDS = ("format", "rules", "teams", "players", "first_dealer", "hands")
 MAX_TEXT = 200  # longest team name, player name or reason kept
@@ -279,7 +283,7 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
 
     With ``complete=False`` a hand still in progress (no result yet) is accepted."""
     if not isinstance(obj, dict):
-        raise InvalidRecordError("a hand record is a JSON object")
+        raise InvalidRecordError("a hand record is a JSON object", "record")
     p = _Problems()
     for k in obj:
         if k not in HAND_FIELDS:
@@ -290,7 +294,11 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
                 p.add(k, "a game's hands carry no format or rules: the game's apply")
     else:
         if obj.get("format") != HAND_FORMAT:
-            p.add("format", f"must be {HAND_FORMAT!r}" + (" (this is a game record: use sheet)" if obj.get("format") == GAME_FORMAT else ""))
+            p.add(
+                "format",
+                f"must be {HAND_FORMAT!r}"
+                + (" (this is a game record: use sheet)" if obj.get("format") == GAME_FORMAT else ""),
+            )
         rules = p.read(parse_rules, obj.get("rules"), "rules")
     dealer, events = _read_fields(obj, p)
     if p.found:
@@ -316,13 +324,17 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
 def read_game(obj: Any) -> GameRecord:
     """Reads and checks a game record, every hand and the sheet they make."""
     if not isinstance(obj, dict):
-        raise InvalidRecordError("a game record is a JSON object")
+        raise InvalidRecordError("a game record is a JSON object", "record")
     p = _Problems()
     for k in obj:
         if k not in GAME_FIELDS:
             p.add(str(k), f"unknown field (known: {', '.join(GAME_FIELDS)})")
     if obj.get("format") != GAME_FORMAT:
-        p.add("format", f"must be {GAME_FORMAT!r}" + (" (this is a hand record: use score)" if obj.get("format") == HAND_FORMAT else ""))
+        p.add(
+            "format",
+            f"must be {GAME_FORMAT!r}"
+            + (" (this is a hand record: use score)" if obj.get("format") == HAND_FORMAT else ""),
+        )
     rules = p.read(parse_rules, obj.get("rules"), "rules") or Rules()
     teams: dict[str, str] = {}
     if obj.get("teams") is not None:
@@ -355,20 +367,14 @@ def read_game(obj: Any) -> GameRecord:
         p.add("first_dealer", f"the first hand was dealt by {seat_name(hands[0].dealer)}")
     if p.found:
         raise IllegalEntryError(p.found)
-    game = GameRecord(rules, tuple(hands), teams, players, first if first is not None else (hands[0].dealer if hands else None))
+    game = GameRecord(
+        rules, tuple(hands), teams, players, first if first is not None else (hands[0].dealer if hands else None)
+    )
     game.sheet()  # refuses a hand after the end
     return game
 
 
 # ---- writing ---------------------------------------------------------------------------------
-
-
-def _card_order(c: Card) -> tuple[int, int]:
-    return (suit_of(c), -rank_of(c))
-
-
-def _card_list(mask: CardSet) -> list[str]:
-    return [card_name(c) for c in sorted((c for c in range(24) if mask & bit(c)), key=_card_order)]
 
 
 def hand_to_json(hand: Hand, rules: Rules | None = None) -> dict[str, Any]:
@@ -385,7 +391,7 @@ def hand_to_json(hand: Hand, rules: Rules | None = None) -> dict[str, Any]:
             if e.up is not None:
                 out["up"] = card_name(e.up)
             if e.hands is not None:
-                out["hands"] = {seat_name(s): _card_list(m) for s, m in enumerate(e.hands) if m is not None}
+                out["hands"] = {seat_name(s): card_names(m) for s, m in enumerate(e.hands) if m is not None}
         elif isinstance(e, Bid):
             out.setdefault("bids", []).append(str(e.call))
         elif isinstance(e, NameTrump):
@@ -398,7 +404,7 @@ def hand_to_json(hand: Hand, rules: Rules | None = None) -> dict[str, Any]:
         elif isinstance(e, ShowBell):
             out["bell"] = seat_name(e.seat)
         elif isinstance(e, Announce):
-            melds.setdefault(seat_name(e.seat), []).append(_card_list(e.cards))
+            melds.setdefault(seat_name(e.seat), []).append(card_names(e.cards))
         elif isinstance(e, Play):
             out.setdefault("plays", []).append(card_name(e.card))
         elif isinstance(e, CallRenege):
@@ -431,8 +437,6 @@ def game_to_json(game: GameRecord) -> dict[str, Any]:
     return out
 
 
-
-
 def renege_to_json(score: HandScore) -> dict[str, Any] | None:
     """The first renege of a scored hand, as ``clabber score`` prints it."""
     r = score.renege
@@ -446,7 +450,7 @@ def renege_to_json(score: HandScore) -> dict[str, Any] | None:
         "reason": r.reason,
     }
     if r.legal is not None:
-        out["legal"] = _card_list(r.legal)
+        out["legal"] = card_names(r.legal)
     if score.void:
         out["void"] = True
     return out
@@ -486,21 +490,23 @@ def sheet_to_json(s: Sheet) -> dict[str, Any]:
     rows = []
     for row in s.rows:
         sc = row.score
-        rows.append({
-            "hand": row.number,
-            "dealer": seat_name(row.dealer),
-            "score": _teams(sc.score),
-            "marks": dict(zip(TEAM_NAMES, sc.marks)),
-            "totals": _teams(row.totals),
-            "set": sc.set,
-            "passed_out": sc.passed_out,
-            "misdeal": sc.misdeal,
-            "makers": _team_or_none(sc.makers),
-            "renege": renege_to_json(sc),
-            "next_dealer": seat_name(sc.next_dealer),
-            "check": sc.in_play,
-            "rules_dealer": None if row.rules_dealer is None else seat_name(row.rules_dealer),
-        })
+        rows.append(
+            {
+                "hand": row.number,
+                "dealer": seat_name(row.dealer),
+                "score": _teams(sc.score),
+                "marks": dict(zip(TEAM_NAMES, sc.marks, strict=False)),
+                "totals": _teams(row.totals),
+                "set": sc.set,
+                "passed_out": sc.passed_out,
+                "misdeal": sc.misdeal,
+                "makers": _team_or_none(sc.makers),
+                "renege": renege_to_json(sc),
+                "next_dealer": seat_name(sc.next_dealer),
+                "check": sc.in_play,
+                "rules_dealer": None if row.rules_dealer is None else seat_name(row.rules_dealer),
+            }
+        )
     winner = s.winner if isinstance(s.winner, str) or s.winner is None else team_name(s.winner)
     return {
         "valid": True,

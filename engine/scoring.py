@@ -63,7 +63,18 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
     zero = (0, 0)
     if hand.misdeal is not None or hand.passed_out:
         return HandScore(
-            hand.passed_out, hand.misdeal is not None, None, zero, zero, zero, zero, zero, False, None, None, False,
+            hand.passed_out,
+            hand.misdeal is not None,
+            None,
+            zero,
+            zero,
+            zero,
+            zero,
+            zero,
+            False,
+            None,
+            None,
+            False,
             next_dealer(hand.dealer, rules, passed_out=hand.passed_out, redeal=hand.misdeal is not None),
         )
     trump = hand.trump
@@ -76,7 +87,18 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
         first = reneges[0]
         if len({r.team for r in reneges}) == 2:
             return HandScore(
-                False, False, hand.makers, tricks, zero, zero, zero, zero, False, None, first, True,
+                False,
+                False,
+                hand.makers,
+                tricks,
+                zero,
+                zero,
+                zero,
+                zero,
+                False,
+                None,
+                first,
+                True,
                 next_dealer(hand.dealer, rules, redeal=True),
             )
         # One team reneged: the other scores 162 plus all it announced, bell included.
@@ -85,8 +107,19 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
         bell = _pair({winner: bell[winner]})
         totals = _pair({winner: POINTS_IN_HAND + melds[winner] + bell[winner]})
         return HandScore(
-            False, False, hand.makers, tricks, melds, bell, totals, totals, False,
-            winner if melds[winner] else None, first, False, next_dealer(hand.dealer, rules),
+            False,
+            False,
+            hand.makers,
+            tricks,
+            melds,
+            bell,
+            totals,
+            totals,
+            False,
+            winner if melds[winner] else None,
+            first,
+            False,
+            next_dealer(hand.dealer, rules),
         )
     winner = meld_winner(by_team, trump)
     melds = _pair({winner: sum(m.points for m in by_team[winner])} if winner is not None else {})
@@ -96,6 +129,17 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
     is_set = totals[makers] <= totals[other(makers)]  # a tie sets the makers
     score = _pair({other(makers): totals[other(makers)]}) if is_set else totals
     return HandScore(
-        False, False, makers, tricks, melds, bell, totals, score, is_set,
-        winner, None, False, next_dealer(hand.dealer, rules),
+        False,
+        False,
+        makers,
+        tricks,
+        melds,
+        bell,
+        totals,
+        score,
+        is_set,
+        winner,
+        None,
+        False,
+        next_dealer(hand.dealer, rules),
     )

@@ -102,6 +102,6 @@ def main() -> None:
     """Entry point: never lets a traceback reach the table."""
     try:
         cli.main(prog_name="clabber", standalone_mode=True)
-    except Exception as e:  # noqa: BLE001 - the last line of defence: a message, not a traceback
+    except Exception as e:
         click.echo(f"clabber: internal error: {type(e).__name__}: {e}", err=True)
         sys.exit(1)

@@ -13,8 +13,8 @@ def _who(seat: int) -> str:
     return f"{seat_name(seat)} ({team_name(team_of(seat))})"
 
 
-def _cards(mask: int, known: bool) -> str:
-    text = names(mask) or "—"
+def _cards(mask: int, known: bool, trump: int | None) -> str:
+    text = names(mask, trump) or "—"
     return text if known else f"{text} (+ cards not yet seen)"
 
 
@@ -27,9 +27,7 @@ def _bidding(hand: Hand) -> list[str]:
         lines.append("All four passed twice: the hand was passed out.")
     elif hand.trump is not None and hand.maker is not None:
         rnd = f" in round {hand.round}" if hand.round else ""
-        lines.append(
-            f"Trump {SUIT_SYMBOLS[hand.trump]} {SUIT_WORDS[hand.trump]}, named by {_who(hand.maker)}{rnd}."
-        )
+        lines.append(f"Trump {SUIT_SYMBOLS[hand.trump]} {SUIT_WORDS[hand.trump]}, named by {_who(hand.maker)}{rnd}.")
     if hand.misdeal is not None:
         lines.append(f"Misdeal: {hand.misdeal}. The same dealer deals again.")
     return lines
@@ -56,12 +54,14 @@ def _tricks(hand: Hand) -> list[str]:
         for k, c in enumerate(trick.cards):
             seat = trick.seat_of(k)
             left = hand.holding(seat, before=i + 1)
-            lines.append(f"  {seat_name(seat)} plays {card_symbol(c):4} left: {_cards(left, hand.knows_hand(seat))}")
+            lines.append(
+                f"  {seat_name(seat)} plays {card_symbol(c):4} left: {_cards(left, hand.knows_hand(seat), hand.trump)}"
+            )
             r = reneges.get(i)
             if r is not None:
                 lines.append(
                     f"  ** RENEGE by {_who(seat)}: played {card_symbol(c)} — {r.reason}."
-                    f" Legal: {names(r.legal or 0)}"
+                    f" Legal: {names(r.legal or 0, hand.trump)}"
                 )
             i += 1
         if trick.winner is not None:

@@ -3,8 +3,8 @@
 import pytest
 
 from engine.cards import (
-    CARDS,
     CARD_POINTS_IN_HAND,
+    CARDS,
     POINTS_IN_HAND,
     card_name,
     card_symbol,
@@ -33,8 +33,20 @@ def test_plain_order_is_a_10_k_q_j_9():
 
 @pytest.mark.parametrize(
     ("name", "trump", "worth"),
-    [("JH", "H", 20), ("9H", "H", 14), ("AH", "H", 11), ("TH", "H", 10), ("KH", "H", 4), ("QH", "H", 3),
-     ("AS", "H", 11), ("TS", "H", 10), ("KS", "H", 4), ("QS", "H", 3), ("JS", "H", 2), ("9S", "H", 0)],
+    [
+        ("JH", "H", 20),
+        ("9H", "H", 14),
+        ("AH", "H", 11),
+        ("TH", "H", 10),
+        ("KH", "H", 4),
+        ("QH", "H", 3),
+        ("AS", "H", 11),
+        ("TS", "H", 10),
+        ("KS", "H", 4),
+        ("QS", "H", 3),
+        ("JS", "H", 2),
+        ("9S", "H", 0),
+    ],
 )
 def test_card_points_trump_and_plain(name, trump, worth):
     assert points(parse_card(name), suit(trump)) == worth
@@ -46,7 +58,9 @@ def test_card_points_total_152_and_162_with_last_trick(trump):
     assert POINTS_IN_HAND == 162
 
 
-@pytest.mark.parametrize(("text", "canonical"), [("10S", "TS"), ("ts", "TS"), ("9h", "9H"), ("A♠", "AS"), (" qd ", "QD")])
+@pytest.mark.parametrize(
+    ("text", "canonical"), [("10S", "TS"), ("ts", "TS"), ("9h", "9H"), ("A♠", "AS"), (" qd ", "QD")]
+)
 def test_readers_accept_10_and_lower_case_writers_emit_canonical(text, canonical):
     assert card_name(parse_card(text)) == canonical
 
