@@ -525,10 +525,12 @@ class Hand:
     def reneges(self) -> list[Renege]:
         """Every renege: proven from the bids and cards, then those called at the table."""
         if self._reneges is None:
-            self._reneges = self._find_reneges() + list(self.called)
+            self._reneges = self.prove_reneges() + list(self.called)
         return self._reneges
 
-    def _find_reneges(self) -> list[Renege]:
+    def prove_reneges(self) -> list[Renege]:
+        """The reneges the bids and cards prove, checking every card against what its player
+        is known to have held at that moment (uncached: ``reneges()`` is the cached view)."""
         found: list[Renege] = []
         if self.bidding is not None and self.bidding.named_passed_suit():
             found.append(Renege(team_of(self.maker), passed_suit_reason(self.trump), self.maker))  # type: ignore[arg-type]
