@@ -18,7 +18,6 @@ from engine.cards import (
     QUEEN,
     RANK_WORDS,
     RANKS,
-    SUIT_SYMBOLS,
     SUITS,
     TEN,
     CardSet,
@@ -44,7 +43,7 @@ SEQUENCE_POINTS = {3: 20, 4: 50, 5: 100, 6: 100}
 SEQUENCE_WORDS = {3: "dad", 4: "fifty", 5: "hundred", 6: "hundred"}
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Meld:
     """One announced meld: four of a kind, or a sequence of 3 to 6 cards in one suit."""
 
@@ -167,8 +166,3 @@ def meld_winner(by_team: Sequence[Sequence[Meld]], trump: Suit | None) -> Team |
     if k0 == k1:
         return None  # equal non-trump sequences: neither team scores melds
     return 0 if k0 > k1 else 1
-
-
-def suit_symbol(suit: Suit) -> str:
-    """A suit's symbol for people."""
-    return SUIT_SYMBOLS[suit]

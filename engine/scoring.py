@@ -17,19 +17,19 @@ Pair = tuple[int, int]
 class HandScore:
     """What a finished hand puts on the sheet, and why."""
 
-    passed_out: bool
-    misdeal: bool
-    makers: Team | None
-    tricks: Pair  # card points in tricks, last trick included
-    melds: Pair  # melds that scored, bell apart
-    bell: Pair
-    totals: Pair  # before the set rule
-    score: Pair  # what goes on the sheet
-    set: bool
-    meld_winner: Team | None
-    renege: Renege | None  # the first renege
-    void: bool  # both teams reneged: nothing scored, the same dealer deals again
     next_dealer: Seat
+    makers: Team | None = None
+    tricks: Pair = (0, 0)  # card points in tricks, last trick included
+    melds: Pair = (0, 0)  # melds that scored, bell apart
+    bell: Pair = (0, 0)
+    totals: Pair = (0, 0)  # before the set rule
+    score: Pair = (0, 0)  # what goes on the sheet
+    set: bool = False
+    meld_winner: Team | None = None
+    renege: Renege | None = None  # the first renege
+    void: bool = False  # both teams reneged: nothing scored, the same dealer deals again
+    passed_out: bool = False
+    misdeal: bool = False
 
     @property
     def marks(self) -> tuple[str, str]:
@@ -60,24 +60,13 @@ def next_dealer(dealer: Seat, rules: Rules, *, passed_out: bool = False, redeal:
 
 def score_hand(hand: Hand, rules: Rules) -> HandScore:
     """The score of a finished hand (check ``hand.status()`` first)."""
-    zero = (0, 0)
     if hand.misdeal is not None or hand.passed_out:
+        redeal = hand.misdeal is not None
         return HandScore(
-            hand.passed_out,
-            hand.misdeal is not None,
-            None,
-            zero,
-            zero,
-            zero,
-            zero,
-            zero,
-            False,
-            None,
-            None,
-            False,
-            next_dealer(hand.dealer, rules, passed_out=hand.passed_out, redeal=hand.misdeal is not None),
+            next_dealer(hand.dealer, rules, passed_out=hand.passed_out, redeal=redeal),
+            passed_out=hand.passed_out,
+            misdeal=redeal,
         )
-    trump = hand.trump
     bell_seat = hand.bell_seat()
     bell = _pair({team_of(bell_seat): BELL_POINTS} if bell_seat is not None else {})
     by_team = [[m for s in (t, t + 2) for m in hand.melds[s]] for t in TEAMS]
@@ -86,60 +75,31 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
     if reneges:
         first = reneges[0]
         if len({r.team for r in reneges}) == 2:
-            return HandScore(
-                False,
-                False,
-                hand.makers,
-                tricks,
-                zero,
-                zero,
-                zero,
-                zero,
-                False,
-                None,
-                first,
-                True,
-                next_dealer(hand.dealer, rules, redeal=True),
-            )
+            redo = next_dealer(hand.dealer, rules, redeal=True)
+            return HandScore(redo, hand.makers, tricks, renege=first, void=True)
         # One team reneged: the other scores 162 plus all it announced, bell included.
         winner = other(first.team)
         melds = _pair({winner: sum(m.points for m in by_team[winner])})
         bell = _pair({winner: bell[winner]})
         totals = _pair({winner: POINTS_IN_HAND + melds[winner] + bell[winner]})
         return HandScore(
-            False,
-            False,
+            next_dealer(hand.dealer, rules),
             hand.makers,
             tricks,
             melds,
             bell,
             totals,
             totals,
-            False,
-            winner if melds[winner] else None,
-            first,
-            False,
-            next_dealer(hand.dealer, rules),
+            meld_winner=winner if melds[winner] else None,
+            renege=first,
         )
-    winner = meld_winner(by_team, trump)
+    winner = meld_winner(by_team, hand.trump)
     melds = _pair({winner: sum(m.points for m in by_team[winner])} if winner is not None else {})
     totals = (tricks[0] + melds[0] + bell[0], tricks[1] + melds[1] + bell[1])
     makers = hand.makers
-    assert makers is not None
+    assert makers is not None, "score_hand needs a hand whose status() is empty"
     is_set = totals[makers] <= totals[other(makers)]  # a tie sets the makers
     score = _pair({other(makers): totals[other(makers)]}) if is_set else totals
     return HandScore(
-        False,
-        False,
-        makers,
-        tricks,
-        melds,
-        bell,
-        totals,
-        score,
-        is_set,
-        winner,
-        None,
-        False,
-        next_dealer(hand.dealer, rules),
+        next_dealer(hand.dealer, rules), makers, tricks, melds, bell, totals, score, is_set, meld_winner=winner
     )

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EntryError
-from engine.record import read_game, read_hand, score_to_json, sheet_to_json
+from engine.record import HAND_FIELDS, read_game, read_hand, score_to_json, sheet_to_json
 from engine.rules import Rules
 from engine.scoring import score_hand
 from kiosk.replay import replay_text
@@ -31,25 +31,7 @@ json_values = st.recursive(
     ),
     max_leaves=20,
 )
-FIELDS = [
-    "format",
-    "rules",
-    "dealer",
-    "up",
-    "hands",
-    "bids",
-    "trump",
-    "maker",
-    "round",
-    "passed_out",
-    "melds",
-    "bell",
-    "plays",
-    "renege",
-    "points",
-    "misdeal",
-    "extra",
-]
+FIELDS = [*HAND_FIELDS, "extra"]
 VALID = [
     {
         "format": "clabber-hand/1",
