@@ -98,6 +98,290 @@ def replay(file: str) -> None:
     _run(file, work)
 
 
+# ---- games and the database ------------------------------------------------------------------
+
+
+class Session:
+    """The store and table a command works on, opened on first use."""
+
+    def __init__(self, db: str | None) -> None:
+        self.flags = {"db": db}
+        self._table: Any = None
+
+    def config(self) -> Any:
+        from kiosk.config import ConfigError, load_config
+
+        try:
+            return load_config(self.flags)
+        except ConfigError as e:
+            _fail([str(e)])
+
+    def table(self) -> Any:
+        if self._table is None:
+            from kiosk.store import open_store
+            from kiosk.table import Table
+
+            cfg = self.config()
+            store, report = open_store(cfg.db, cfg.backup_dir, cfg.damaged_dir)
+            if report.notice:
+                click.echo(report.notice, err=True)
+            self._table = Table(store, source="cli")
+        return self._table
+
+
+def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
+    """Turns a refused action, a store failure or a bad record into error lines and status 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        from kiosk.game_state import ActionRefused
+        from kiosk.store import StoreError
+
+        try:
+            fn(*args, **kwargs)
+        except ActionRefused as e:
+            _fail(e.problems)
+        except (StoreError, EntryError) as e:
+            _fail([str(e)])
+
+    return wrapper
+
+
+db_option = click.option(
+    "--db", "db", metavar="PATH", envvar="CLABBER_DB", help="The database file (default: in the user's data folder)."
+)
+
+
+@cli.group()
+@db_option
+@click.pass_context
+def game(ctx: click.Context, db: str | None) -> None:
+    """Start, enter, correct, list and export games."""
+    ctx.obj = Session(db)
+
+
+def _game_id(text: str) -> int:
+    if not text.isdigit():
+        _fail([f"game: {text!r} is not a game number (see clabber game list)"])
+    return int(text)
+
+
+def _row_json(state: Any, number: int) -> str:
+    from engine.record import sheet_to_json
+
+    rows = sheet_to_json(state.sheet)["rows"]
+    return _dump(rows[number - 1])
+
+
+@game.command("new")
+@click.option("--teams", nargs=2, required=True, metavar="NS EW", help="The two team names, NS first.")
+@click.option("--players", nargs=4, metavar="N E S W", help="Player names by seat.")
+@click.option("--first-dealer", metavar="SEAT", help="Who deals first; without it the kiosk deals for the Jacks.")
+@click.option("--rules", default="evansville", show_default=True, help="Rules preset (evansville, pagat).")
+@click.pass_obj
+@_refusals
+def game_new(session: Session, teams: tuple[str, str], players: tuple[str, ...] | None, first_dealer: str | None,
+             rules: str) -> None:  # fmt: skip
+    """Start a game; prints its number."""
+    state = session.table().new_game(list(teams), list(players) if players else None, rules, first_dealer)
+    click.echo(state.id)
+
+
+@game.command("hand")
+@click.argument("game_id", metavar="GAME")
+@click.argument("file")
+@click.pass_obj
+@_refusals
+def game_hand(session: Session, game_id: str, file: str) -> None:
+    """Add a hand (a hand record without format) to a game; prints its sheet row."""
+    record = _read(file)
+    if isinstance(record, dict):
+        record = {k: v for k, v in record.items() if k not in ("format", "rules")}
+    state = session.table().add_hand(_game_id(game_id), record)
+    click.echo(_row_json(state, len(state.hands)))
+
+
+@game.command("list")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 100000))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+@click.pass_obj
+@_refusals
+def game_list(session: Session, limit: int, as_json: bool) -> None:
+    """The most recent games, newest first."""
+    rows = session.table().games(limit)
+    for r in rows:
+        if as_json:
+            click.echo(_dump(r))
+        else:
+            winner = f"  winner {r['winner']}" if r["winner"] else ""
+            click.echo(
+                f"{r['id']:>5}  {r['status']:<9} {r['team_ns']} {r['total_ns']} – {r['total_ew']} {r['team_ew']}"
+                f"  ({r['hands']} hands, dealer {r['dealer']}){winner}  {r['updated_at'][:16]}"
+            )
+
+
+@game.command("show")
+@click.argument("game_id", metavar="GAME")
+@click.pass_obj
+@_refusals
+def game_show(session: Session, game_id: str) -> None:
+    """A game's sheet as JSON, with its status, teams and whose deal it is."""
+    from engine.record import sheet_to_json
+
+    state = session.table().game(_game_id(game_id))
+    out = {"game": state.id, "status": state.status, "teams": state.teams, "players": state.players,
+           "rules": state.rules.to_json(), "dealer": "NESW"[state.dealer], "rules_dealer": "NESW"[state.rules_dealer],
+           **sheet_to_json(state.sheet)}  # fmt: skip
+    out["pending"] = state.pending.record if state.pending else None
+    out["draft"] = state.draft
+    click.echo(_dump(out))
+
+
+@game.command("undo")
+@click.argument("game_id", metavar="GAME")
+@click.pass_obj
+@_refusals
+def game_undo(session: Session, game_id: str) -> None:
+    """Take back the game's last action."""
+    state = session.table().undo(_game_id(game_id))
+    click.echo(f"undone; {len(state.hands)} hands on the sheet, dealer {'NESW'[state.dealer]}")
+
+
+@game.command("correct")
+@click.argument("game_id", metavar="GAME")
+@click.argument("hand", type=int)
+@click.argument("file")
+@click.option("--reason", required=True, help="Why the hand is corrected (kept in the log).")
+@click.option("--pin", required=True, help="The owner's PIN.")
+@click.pass_obj
+@_refusals
+def game_correct(session: Session, game_id: str, hand: int, file: str, reason: str, pin: str) -> None:
+    """Replace hand HAND of a game; the original stays in the log."""
+    record = _read(file)
+    if isinstance(record, dict):
+        record = {k: v for k, v in record.items() if k not in ("format", "rules")}
+    state = session.table().correct(_game_id(game_id), hand, record, reason, pin)
+    click.echo(_row_json(state, hand))
+
+
+@game.command("deal")
+@click.argument("game_id", metavar="GAME")
+@click.argument("direction", type=click.Choice(["next", "back"]))
+@click.pass_obj
+@_refusals
+def game_deal(session: Session, game_id: str, direction: str) -> None:
+    """Move the deal to the next seat or back."""
+    state = session.table().move_deal(_game_id(game_id), direction)
+    click.echo(f"dealer {'NESW'[state.dealer]}")
+
+
+@game.command("export")
+@click.argument("game_id", metavar="GAME")
+@click.pass_obj
+@_refusals
+def game_export(session: Session, game_id: str) -> None:
+    """Print a game as a clabber-game/1 record."""
+    click.echo(_dump(session.table().export(_game_id(game_id))))
+
+
+@game.command("import")
+@click.argument("file")
+@click.pass_obj
+@_refusals
+def game_import(session: Session, file: str) -> None:
+    """Store a clabber-game/1 record as a new game; prints its number."""
+    click.echo(session.table().import_game(_read(file)).id)
+
+
+@cli.group()
+@db_option
+@click.pass_context
+def db(ctx: click.Context, db: str | None) -> None:
+    """Check, rebuild, back up and restore the database."""
+    ctx.obj = Session(db)
+
+
+@db.command("check")
+@click.pass_obj
+@_refusals
+def db_check(session: Session) -> None:
+    """Integrity check, and the derived tables against a rebuild from the log."""
+    from kiosk.store import Store, check_file
+
+    cfg = session.config()
+    if not cfg.db.exists():
+        _fail([f"{cfg.db}: no database here yet"])
+    why = check_file(cfg.db, live=True)
+    if why:
+        _fail([f"{cfg.db}: {why}"])
+    from kiosk.game_state import GameState
+
+    store = Store(cfg.db)
+    if not store.derived_matches(lambda log: GameState.from_events(log).rows()):
+        _fail([f"{cfg.db}: the derived tables differ from the log; run clabber db rebuild"])
+    click.echo(f"{cfg.db}: ok")
+
+
+@db.command("rebuild")
+@click.pass_obj
+@_refusals
+def db_rebuild(session: Session) -> None:
+    """Rewrite the derived tables (games, hands, drafts) from the event log."""
+    from kiosk.game_state import GameState
+
+    table = session.table()
+    n = table.store.rebuild(lambda log: GameState.from_events(log).rows())
+    click.echo(f"rebuilt {n} games from the log")
+
+
+@db.command("backup")
+@click.option("--to", "folder", metavar="DIR", help="Where to put it (default: the configured backup folder).")
+@click.pass_obj
+@_refusals
+def db_backup(session: Session, folder: str | None) -> None:
+    """A consistent copy of the live database into a rotating set of backups."""
+    from pathlib import Path
+
+    cfg = session.config()
+    target = session.table().store.backup(Path(folder) if folder else cfg.backup_dir, cfg.backups_keep)
+    click.echo(str(target))
+
+
+@db.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.pass_obj
+@_refusals
+def db_restore(session: Session, file: str) -> None:
+    """Put a backup in place of the database (stop the kiosk first); the replaced file is kept."""
+    from pathlib import Path
+
+    from kiosk.store import restore
+
+    cfg = session.config()
+    moved = restore(cfg.db, Path(file), cfg.damaged_dir)
+    click.echo(f"restored {file}" + (f"; the replaced database is kept at {moved}" if moved else ""))
+
+
+@cli.group()
+@db_option
+@click.pass_context
+def pin(ctx: click.Context, db: str | None) -> None:
+    """The owner's PIN, needed for corrections and abandoning a game."""
+    ctx.obj = Session(db)
+
+
+@pin.command("set")
+@click.option("--pin", "new", prompt="New PIN", hide_input=True, confirmation_prompt=True, help="4 to 8 digits.")
+@click.option("--old-pin", default=None, help="The current PIN, when one is set.")
+@click.pass_obj
+@_refusals
+def pin_set(session: Session, new: str, old_pin: str | None) -> None:
+    """Set or change the owner's PIN."""
+    session.table().set_pin(new, old_pin)
+    click.echo("PIN set")
+
+
 def main() -> None:
     """Entry point: never lets a traceback reach the table."""
     try:

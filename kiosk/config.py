@@ -1,0 +1,106 @@
+"""Configuration: one TOML file, environment overrides, then flags; every key has a default.
+
+Looked for in ``$CLABBER_CONFIG``, else ``/etc/clabber/config.toml``, else
+``~/.config/clabber/config.toml``; none is needed to start.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+SYSTEM_CONFIG = Path("/etc/clabber/config.toml")
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used: says which key and why."""
+
+
+def _data_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "share")
+    return Path(base) / "clabber"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of the kiosk, with where it came from already resolved."""
+
+    db: Path
+    backup_dir: Path
+    backups_keep: int = 14
+    source: str = "defaults"  # the config file read, for messages
+
+    @property
+    def damaged_dir(self) -> Path:
+        """Where a damaged database is moved aside to (never deleted)."""
+        return self.db.parent / "damaged"
+
+
+# key -> (environment variable, parser)
+def _path(value: Any) -> Path:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a file path")
+    return Path(value).expanduser()
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+        raise ValueError("must be a whole number from 1 to 1000")
+    return value
+
+
+KEYS = {"db": ("CLABBER_DB", _path), "backup_dir": ("CLABBER_BACKUP_DIR", _path), "backups_keep": (None, _count)}
+
+
+def config_file(env: Mapping[str, str]) -> Path | None:
+    """The config file in force, if any."""
+    if env.get("CLABBER_CONFIG"):
+        return Path(env["CLABBER_CONFIG"]).expanduser()
+    for path in (SYSTEM_CONFIG, Path(env.get("HOME", "~")).expanduser() / ".config" / "clabber" / "config.toml"):
+        if path.is_file():
+            return path
+    return None
+
+
+def load_config(flags: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """The configuration from file, environment and flags (later ones win); ConfigError names the key."""
+    env = os.environ if env is None else env
+    data_dir = _data_dir(env)
+    config = Config(db=data_dir / "clabber.db", backup_dir=data_dir / "backups")
+    values: dict[str, Any] = {}
+    path = config_file(env)
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                table = tomllib.load(f)
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        for key, value in table.items():
+            if key not in KEYS:
+                raise ConfigError(f"{path}: {key}: unknown setting (known: {', '.join(KEYS)})")
+            values[key] = (value, f"{path}: {key}")
+        config = replace(config, source=str(path))
+    for key, (var, _) in KEYS.items():
+        if var and env.get(var):
+            values[key] = (env[var], var)
+    for key, value in (flags or {}).items():
+        if value is not None:
+            values[key] = (value, f"--{key.replace('_', '-')}")
+    parsed: dict[str, Any] = {}
+    for key, (value, where) in values.items():
+        try:
+            parsed[key] = KEYS[key][1](value)
+        except ValueError as e:
+            raise ConfigError(f"{where}: {value!r} {e}") from None
+    if "db" in parsed and "backup_dir" not in parsed:
+        parsed["backup_dir"] = parsed["db"].parent / "backups"
+    known = {f.name for f in fields(Config)}
+    return replace(config, **{k: v for k, v in parsed.items() if k in known})

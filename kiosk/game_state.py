@@ -1,0 +1,329 @@
+"""A game as its log folded into what the table sees: the sheet, the hand being entered, the deal.
+
+Pure: no SQL, no clock. The controller checks each new event here before it is stored, and
+the store's derived tables are written from ``GameState.rows()``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from engine.errors import EntryError, IllegalEntryError
+from engine.game import TIE, Sheet, sheet
+from engine.hand import Hand
+from engine.record import hand_to_json, read_hand, renege_to_json
+from engine.rules import Rules, parse_rules
+from engine.seats import SEAT_NAMES, TEAM_NAMES, Seat, left_of, parse_seat, parse_team, seat_name
+from kiosk import events as ev
+from kiosk.events import GameEvent
+
+OPEN, OVER, FINISHED, ABANDONED = "open", "over", "finished", "abandoned"
+
+
+class ActionRefused(ValueError):
+    """An action that cannot be taken now, with the reason in the table's words."""
+
+    def __init__(self, why: str, problems: list[str] | None = None) -> None:
+        self.problems = problems or [why]
+        super().__init__(why)
+
+
+@dataclass
+class SheetHand:
+    """A hand on the sheet (or waiting for confirmation) with its trail."""
+
+    record: dict[str, Any]  # canonical hand record, no format or rules
+    hand: Hand
+    entered: GameEvent
+    by: str | None = None  # the team that entered it
+    confirmed: GameEvent | None = None
+    corrections: list[GameEvent] = field(default_factory=list)
+
+    def trail(self) -> list[dict[str, Any]]:
+        """Entered, confirmed, corrected: when, where from, and why."""
+        steps = [("entered", self.entered), ("confirmed", self.confirmed)]
+        steps += [("corrected", e) for e in self.corrections]
+        return [
+            {"what": what, "at": e.at, "source": e.source, "by": e.payload.get("by") or e.authorised_by,
+             "reason": e.reason}
+            for what, e in steps if e is not None
+        ]  # fmt: skip
+
+
+def read_record(record: Any, rules: Rules, complete: bool) -> tuple[dict[str, Any], Hand]:
+    """A game's hand record checked by the engine, in canonical form; ActionRefused lists the problems."""
+    try:
+        hand = read_hand(record, in_game=True, rules=rules, complete=complete).hand
+    except EntryError as e:
+        raise ActionRefused(str(e.problems[0]), [str(p) for p in e.problems]) from None
+    return hand_to_json(hand), hand
+
+
+class GameState:
+    """Everything about one game that its events say."""
+
+    def __init__(self, started: GameEvent) -> None:
+        p = started.payload
+        self.id = started.game
+        self.token: str = p["token"]
+        self.teams: dict[str, str] = dict(p["teams"])
+        self.players: dict[str, str] = dict(p.get("players") or {})
+        self.rules: Rules = parse_rules(p["rules"])
+        self.first_dealer: Seat = parse_seat(p["first_dealer"])
+        self.draw: list[str] | None = p.get("draw")
+        self.started_at = started.at
+        self.updated_at = started.at
+        self.last_seq = started.seq
+        self.hands: list[SheetHand] = []
+        self.pending: SheetHand | None = None
+        self.draft: dict[str, Any] | None = None
+        self.moves = 0  # deal moves since the last hand, +1 a seat to the left
+        self.ended: str | None = None  # FINISHED or ABANDONED, by the table
+        self.end_reason: str | None = None
+        self.sheet: Sheet = sheet([], self.rules, self.first_dealer)
+
+    # ---- folding events ------------------------------------------------------------------------
+
+    @classmethod
+    def from_events(cls, events: Iterable[GameEvent]) -> GameState:
+        """The state the log gives; undone actions are left out as if never taken."""
+        log = list(events)
+        if not log or log[0].kind != ev.GAME_STARTED:
+            raise ActionRefused("the log of this game does not start with the game")
+        undone = {e.payload["undoes"] for e in log if e.kind == ev.UNDONE}
+        state = cls(log[0])
+        for e in log[1:]:
+            if e.seq in undone or e.kind == ev.UNDONE:
+                state.last_seq, state.updated_at = e.seq, e.at
+                continue
+            state = state.apply(e)
+        return state
+
+    def apply(self, e: GameEvent) -> GameState:
+        """The state after one more event (not an undo: see ``from_events``); ActionRefused if it cannot be."""
+        handler = _HANDLERS.get(e.kind)
+        if handler is None:
+            raise ActionRefused(f"{e.kind!r} is not an action on a game")
+        new = copy.copy(self)
+        new.hands = list(self.hands)
+        handler(new, e)
+        new.last_seq, new.updated_at = e.seq, e.at
+        return new
+
+    def _require_open(self) -> None:
+        if self.ended == ABANDONED:
+            raise ActionRefused("this game was abandoned")
+        if self.ended == FINISHED:
+            raise ActionRefused("this game is finished")
+        if self.sheet.over:
+            raise ActionRefused("the game is over: start a new game")
+
+    def _draft_saved(self, e: GameEvent) -> None:
+        self._require_open()
+        if self.pending is not None:
+            raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
+        record = self._with_dealer(e.payload["record"])
+        self.draft, _ = read_record(record, self.rules, complete=False)
+
+    def _draft_discarded(self, e: GameEvent) -> None:
+        if self.draft is None:
+            raise ActionRefused("no hand is being entered")
+        self.draft = None
+
+    def _hand_entered(self, e: GameEvent) -> None:
+        self._require_open()
+        if self.pending is not None:
+            raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
+        record, hand = read_record(self._with_dealer(e.payload["record"]), self.rules, complete=True)
+        by = e.payload.get("by")
+        self.pending = SheetHand(record, hand, e, by=by)
+        self.draft = None
+
+    def _hand_confirmed(self, e: GameEvent) -> None:
+        if self.pending is None:
+            raise ActionRefused("no hand is waiting to be confirmed")
+        by = e.payload.get("by")
+        if by is not None and self.pending.by is not None and by == self.pending.by:
+            raise ActionRefused(f"{by} entered this hand: the other team confirms it")
+        self.hands.append(replace(self.pending, confirmed=e))
+        self.pending = None
+        self.moves = 0
+        self._resheet()
+
+    def _hand_corrected(self, e: GameEvent) -> None:
+        if self.ended == ABANDONED:
+            raise ActionRefused("this game was abandoned")
+        n = e.payload.get("hand")
+        if not isinstance(n, int) or not 1 <= n <= len(self.hands):
+            raise ActionRefused(f"there is no hand {n} on the sheet (hands 1 to {len(self.hands)})")
+        record, hand = read_record(e.payload["record"], self.rules, complete=True)
+        old = self.hands[n - 1]
+        self.hands[n - 1] = SheetHand(record, hand, old.entered, old.by, old.confirmed, [*old.corrections, e])
+        try:
+            self._resheet()
+        except IllegalEntryError as err:
+            raise ActionRefused(f"that correction cannot stand: {err.problems[0].why}") from None
+
+    def _deal_moved(self, e: GameEvent) -> None:
+        self._require_open()
+        if self.pending is not None:
+            raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
+        step = e.payload.get("step")
+        if step not in (1, -1):
+            raise ActionRefused("the deal moves one seat forward or back")
+        self.moves = (self.moves + step) % 4
+        if self.draft is not None:
+            self.draft = {**self.draft, "dealer": seat_name(self.dealer)}
+
+    def _game_finished(self, e: GameEvent) -> None:
+        if self.ended is not None:
+            raise ActionRefused(f"this game is already {self.ended}")
+        self.ended, self.end_reason = FINISHED, e.reason
+
+    def _game_abandoned(self, e: GameEvent) -> None:
+        if self.ended == ABANDONED:
+            raise ActionRefused("this game is already abandoned")
+        self.ended, self.end_reason = ABANDONED, e.reason
+
+    def _with_dealer(self, record: Any) -> Any:
+        if isinstance(record, dict) and "dealer" not in record:
+            return {**record, "dealer": seat_name(self.dealer)}
+        if isinstance(record, dict) and record.get("dealer") != seat_name(self.dealer):
+            raise ActionRefused(
+                f"the deal is {seat_name(self.dealer)}'s, not {record.get('dealer')!s}'s: move the deal first"
+            )
+        return record
+
+    def _resheet(self) -> None:
+        self.sheet = sheet([h.hand for h in self.hands], self.rules, self.first_dealer)
+
+    # ---- what the table sees ---------------------------------------------------------------------
+
+    @property
+    def rules_dealer(self) -> Seat:
+        """Who the rules say deals now."""
+        return self.sheet.next_dealer if self.sheet.next_dealer is not None else self.hands[-1].hand.dealer
+
+    @property
+    def dealer(self) -> Seat:
+        """Who deals now: the rules' dealer moved by the table's buttons."""
+        return left_of(self.rules_dealer, self.moves)
+
+    @property
+    def status(self) -> str:
+        """open, over (the target was reached), finished (ended by the table) or abandoned."""
+        if self.ended is not None:
+            return self.ended
+        return OVER if self.sheet.over else OPEN
+
+    @property
+    def winner(self) -> str | None:
+        """NS, EW, tie, or None."""
+        w = self.sheet.winner
+        return w if w is None or w == TIE else TEAM_NAMES[w]  # type: ignore[index]
+
+    def record(self) -> dict[str, Any]:
+        """The game as a ``clabber-game/1`` record (hands on the sheet only)."""
+        out: dict[str, Any] = {"format": "clabber-game/1", "rules": self.rules.to_json(), "teams": self.teams}
+        if self.players:
+            out["players"] = {s: self.players[s] for s in SEAT_NAMES if s in self.players}
+        if not self.hands:
+            out["first_dealer"] = seat_name(self.first_dealer)
+        out["hands"] = [h.record for h in self.hands]
+        return out
+
+    def rows(self) -> dict[str, Any]:
+        """The derived rows of this game for the store: the game, its hands, its draft."""
+        totals = self.sheet.totals
+        game = {
+            "id": self.id, "token": self.token, "started_at": self.started_at, "updated_at": self.updated_at,
+            "status": self.status, "team_ns": self.teams["NS"], "team_ew": self.teams["EW"],
+            "players": json.dumps(self.players), "rules": json.dumps(asdict(self.rules)),
+            "first_dealer": seat_name(self.first_dealer), "dealer": seat_name(self.dealer),
+            "rules_dealer": seat_name(self.rules_dealer), "hands": len(self.hands),
+            "total_ns": totals[0], "total_ew": totals[1], "winner": self.winner, "last_seq": self.last_seq,
+        }  # fmt: skip
+        hands = []
+        for h, row in zip(self.hands, self.sheet.rows, strict=True):
+            s = row.score
+            hands.append({
+                "game": self.id, "number": row.number, "dealer": seat_name(row.dealer),
+                "makers": None if s.makers is None else TEAM_NAMES[s.makers],
+                "score_ns": s.score[0], "score_ew": s.score[1], "mark_ns": s.marks[0], "mark_ew": s.marks[1],
+                "total_ns": row.totals[0], "total_ew": row.totals[1], "set": s.set, "passed_out": s.passed_out,
+                "renege": json.dumps(renege_to_json(s)) if s.renege else None,
+                "corrected": len(h.corrections), "record": json.dumps(h.record),
+                "entered_at": h.entered.at, "confirmed_at": h.confirmed.at if h.confirmed else None,
+            })  # fmt: skip
+        draft = None
+        if self.pending is not None or self.draft is not None:
+            entered = self.pending is not None
+            record = self.pending.record if self.pending is not None else self.draft
+            draft = {"game": self.id, "record": json.dumps(record), "entered": entered,
+                     "by": self.pending.by if self.pending else None, "updated_at": self.updated_at}  # fmt: skip
+        return {"game": game, "hands": hands, "draft": draft}
+
+
+def parse_teams(names: Any) -> dict[str, str]:
+    """Two team names, NS first; ActionRefused if missing or blank."""
+    if isinstance(names, dict):
+        names = [names.get("NS"), names.get("EW")]
+    if not isinstance(names, (list, tuple)) or len(names) != 2:
+        raise ActionRefused("give two team names, NS first")
+    out = {}
+    for team, name in zip(TEAM_NAMES, names, strict=True):
+        if not isinstance(name, str) or not name.strip():
+            raise ActionRefused(f"team {team} needs a name")
+        if len(name.strip()) > 40:
+            raise ActionRefused(f"team {team}'s name is longer than 40 characters")
+        out[team] = name.strip()
+    return out
+
+
+def parse_players(names: Any) -> dict[str, str]:
+    """Optional player names by seat; blanks are left out."""
+    if names is None:
+        return {}
+    if isinstance(names, (list, tuple)):
+        if len(names) != 4:
+            raise ActionRefused("give four player names, N E S W, or none")
+        names = dict(zip(SEAT_NAMES, names, strict=True))
+    if not isinstance(names, dict):
+        raise ActionRefused("player names go by seat: N E S W")
+    out = {}
+    for seat, name in names.items():
+        try:
+            s = seat_name(parse_seat(seat))
+        except EntryError:
+            raise ActionRefused(f"{seat!r} is not a seat (N, E, S or W)") from None
+        if name is not None and not isinstance(name, str):
+            raise ActionRefused(f"{s}'s name must be text")
+        if name and name.strip():
+            if len(name.strip()) > 40:
+                raise ActionRefused(f"{s}'s name is longer than 40 characters")
+            out[s] = name.strip()
+    return out
+
+
+def parse_team_name(team: Any) -> str:
+    """A team as NS or EW; ActionRefused otherwise."""
+    try:
+        return TEAM_NAMES[parse_team(team)]
+    except EntryError:
+        raise ActionRefused(f"{team!r} is not a team (NS or EW)") from None
+
+
+_HANDLERS = {
+    ev.DRAFT_SAVED: GameState._draft_saved,
+    ev.DRAFT_DISCARDED: GameState._draft_discarded,
+    ev.HAND_ENTERED: GameState._hand_entered,
+    ev.HAND_CONFIRMED: GameState._hand_confirmed,
+    ev.HAND_CORRECTED: GameState._hand_corrected,
+    ev.DEAL_MOVED: GameState._deal_moved,
+    ev.GAME_FINISHED: GameState._game_finished,
+    ev.GAME_ABANDONED: GameState._game_abandoned,
+}

@@ -1,0 +1,270 @@
+"""The table: the one controller through which every action on a game passes.
+
+The screen, the dealer buttons, the web pages and the ``clabber`` command all call this.
+Each action becomes an event that is checked against the game, stored (with the game's derived
+rows, in one durable transaction) and only then becomes the game's new state. Every action may
+carry an id: the same action delivered twice (a double tap) is stored once.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from engine.cards import card_name
+from engine.deal import draw_for_dealer
+from engine.errors import EntryError
+from engine.record import read_game
+from engine.rules import Rules, parse_rules
+from engine.seats import parse_seat, seat_name
+from kiosk import events as ev
+from kiosk.events import GameEvent
+from kiosk.game_state import ActionRefused, GameState, parse_players, parse_team_name, parse_teams
+from kiosk.pin import hash_pin, pin_matches, valid_pin
+from kiosk.store import Store, now_utc
+
+PIN_KEY = "owner_pin"
+# Actions after which one tap of undo no longer reaches back.
+_UNDO_BARRIERS = (ev.HAND_CORRECTED, ev.GAME_FINISHED, ev.GAME_ABANDONED)
+
+
+class Table:
+    """The kiosk's games and every action on them."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        source: str = "screen",
+        clock: Callable[[], str] = now_utc,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.store = store
+        self.source = source
+        self.clock = clock
+        self.rng = rng or random.SystemRandom()  # the Jack draw uses a real random source
+        self._states: dict[int, GameState] = {}
+
+    # ---- reading ---------------------------------------------------------------------------------
+
+    def game(self, game_id: int) -> GameState:
+        """A game as its log says it is now."""
+        state = self._states.get(game_id)
+        if state is None or state.last_seq != self._stored_seq(game_id):
+            events = self.store.events(game_id)
+            if not events:
+                raise ActionRefused(f"there is no game {game_id}")
+            state = GameState.from_events(events)
+            self._states[game_id] = state
+        return state
+
+    def _stored_seq(self, game_id: int) -> int:
+        row = self.store.conn.execute("SELECT MAX(seq) FROM events WHERE game = ?", (game_id,)).fetchone()
+        return row[0] or 0
+
+    def open_game(self) -> GameState | None:
+        """The game to resume after a restart: the most recent one still open."""
+        rows = self.store.games(limit=1, status="open")
+        return self.game(rows[0]["id"]) if rows else None
+
+    def games(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The most recent games, newest first."""
+        return self.store.games(limit)
+
+    # ---- starting ----------------------------------------------------------------------------------
+
+    def new_game(
+        self,
+        teams: Any,
+        players: Any = None,
+        rules: Rules | str | dict[str, Any] | None = None,
+        first_dealer: str | None = None,
+        action_id: str | None = None,
+    ) -> GameState:
+        """Starts a game; with no first dealer the kiosk deals for the Jacks."""
+        if action_id is not None and (hit := self.store.action(action_id)):
+            return self.game(hit[0])
+        event = self._started_event(self.store.next_game_id(), teams, players, rules, first_dealer, action_id)
+        state = GameState(event)
+        self.store.append(event, state.rows())
+        self._states[state.id] = state
+        return state
+
+    def _started_event(
+        self, game_id: int, teams: Any, players: Any, rules: Any, first_dealer: Any, action_id: str | None
+    ) -> GameEvent:
+        try:
+            frozen = rules if isinstance(rules, Rules) else parse_rules(rules)
+        except EntryError as e:
+            raise ActionRefused(str(e.problems[0])) from None
+        payload: dict[str, Any] = {
+            "teams": parse_teams(teams),
+            "players": parse_players(players),
+            "rules": asdict(frozen),  # a snapshot: the game keeps these rules whatever changes later
+            "token": secrets.token_urlsafe(12),  # 96 random bits: the result page's address
+        }
+        if first_dealer is None:
+            draw = draw_for_dealer(self.rng)
+            payload["first_dealer"] = seat_name(draw.first)
+            payload["draw"] = [card_name(c) for c in draw.cards]
+        else:
+            try:
+                payload["first_dealer"] = seat_name(parse_seat(first_dealer))
+            except EntryError:
+                raise ActionRefused(f"{first_dealer!r} is not a seat (N, E, S or W)") from None
+        return GameEvent(game_id, 1, self.clock(), ev.GAME_STARTED, payload, action_id, self.source)
+
+    # ---- acting --------------------------------------------------------------------------------------
+
+    def _event(self, state: GameState, kind: str, payload: dict[str, Any], action_id: str | None,
+               authorised_by: str | None = None, reason: str | None = None) -> GameEvent:  # fmt: skip
+        seq = state.last_seq + 1
+        return GameEvent(state.id, seq, self.clock(), kind, payload, action_id, self.source, authorised_by, reason)
+
+    def _act(self, game_id: int, kind: str, payload: dict[str, Any] | None = None, *, action_id: str | None = None,
+             authorised_by: str | None = None, reason: str | None = None) -> GameState:  # fmt: skip
+        """Checks an action against the game, stores it, then makes it the game's state."""
+        if action_id is not None and (hit := self.store.action(action_id)):
+            return self.game(hit[0])
+        state = self.game(game_id)
+        event = self._event(state, kind, payload or {}, action_id, authorised_by, reason)
+        new = state.apply(event)
+        self.store.append(event, new.rows())
+        self._states[game_id] = new
+        return new
+
+    def save_draft(self, game_id: int, record: dict[str, Any], action_id: str | None = None) -> GameState:
+        """Keeps the hand being entered, as far as it goes, so a restart loses nothing."""
+        return self._act(game_id, ev.DRAFT_SAVED, {"record": record}, action_id=action_id)
+
+    def discard_draft(self, game_id: int, action_id: str | None = None) -> GameState:
+        """Drops the hand being entered."""
+        return self._act(game_id, ev.DRAFT_DISCARDED, action_id=action_id)
+
+    def enter_hand(self, game_id: int, record: dict[str, Any], by: str | None = None,
+                   action_id: str | None = None) -> GameState:  # fmt: skip
+        """Enters a whole hand; it goes on the sheet when the other team confirms it."""
+        payload: dict[str, Any] = {"record": record}
+        if by is not None:
+            payload["by"] = parse_team_name(by)
+        return self._act(game_id, ev.HAND_ENTERED, payload, action_id=action_id)
+
+    def confirm(self, game_id: int, by: str | None = None, action_id: str | None = None) -> GameState:
+        """The other team confirms the entered hand: it goes on the sheet."""
+        payload = {} if by is None else {"by": parse_team_name(by)}
+        return self._act(game_id, ev.HAND_CONFIRMED, payload, action_id=action_id)
+
+    def add_hand(self, game_id: int, record: dict[str, Any], action_id: str | None = None) -> GameState:
+        """Enters and confirms a hand at once (a record from a file is its own confirmation)."""
+        self.enter_hand(game_id, record, action_id=None if action_id is None else f"{action_id}/entered")
+        return self.confirm(game_id, action_id=None if action_id is None else f"{action_id}/confirmed")
+
+    def move_deal(self, game_id: int, step: int | str, action_id: str | None = None) -> GameState:
+        """Moves the deal one seat forward (to the left) or back, as the table did."""
+        steps = {"next": 1, "forward": 1, "back": -1, 1: 1, -1: -1}
+        if step not in steps:
+            raise ActionRefused("the deal moves next or back")
+        return self._act(game_id, ev.DEAL_MOVED, {"step": steps[step]}, action_id=action_id)
+
+    def undo(self, game_id: int, action_id: str | None = None) -> GameState:
+        """Takes back the last action that one tap may take back."""
+        if action_id is not None and (hit := self.store.action(action_id)):
+            return self.game(hit[0])
+        state = self.game(game_id)
+        events = self.store.events(game_id)
+        undone = {e.payload["undoes"] for e in events if e.kind == ev.UNDONE}
+        target = None
+        for e in reversed(events):
+            if e.kind in _UNDO_BARRIERS:
+                break
+            if e.kind in ev.UNDOABLE and e.seq not in undone:
+                target = e
+                break
+        if target is None:
+            raise ActionRefused("nothing to undo")
+        event = self._event(state, ev.UNDONE, {"undoes": target.seq, "kind": target.kind}, action_id)
+        new = GameState.from_events([*events, event])
+        self.store.append(event, new.rows())
+        self._states[game_id] = new
+        return new
+
+    def correct(self, game_id: int, number: int, record: dict[str, Any], reason: str, pin: str,
+                action_id: str | None = None) -> GameState:  # fmt: skip
+        """Replaces an earlier hand with the owner's PIN and a reason; the original stays in the log."""
+        self.check_pin(pin)
+        if not isinstance(reason, str) or not reason.strip():
+            raise ActionRefused("a correction needs a reason")
+        state = self.game(game_id)
+        if isinstance(record, dict) and "dealer" not in record and 1 <= number <= len(state.hands):
+            record = {**record, "dealer": state.hands[number - 1].record["dealer"]}
+        payload = {"hand": number, "record": record}
+        return self._act(game_id, ev.HAND_CORRECTED, payload, action_id=action_id, authorised_by="owner",
+                         reason=reason.strip())  # fmt: skip
+
+    def finish(self, game_id: int, reason: str | None = None, action_id: str | None = None) -> GameState:
+        """Ends the game as it stands."""
+        return self._act(game_id, ev.GAME_FINISHED, action_id=action_id, reason=reason)
+
+    def abandon(self, game_id: int, reason: str, pin: str, action_id: str | None = None) -> GameState:
+        """Abandons a game (owner's PIN); it stays in the log and the list, marked abandoned."""
+        self.check_pin(pin)
+        if not isinstance(reason, str) or not reason.strip():
+            raise ActionRefused("say why the game is abandoned")
+        return self._act(game_id, ev.GAME_ABANDONED, action_id=action_id, authorised_by="owner",
+                         reason=reason.strip())  # fmt: skip
+
+    # ---- the owner's PIN -----------------------------------------------------------------------------
+
+    def set_pin(self, pin: str, old_pin: str | None = None) -> None:
+        """Sets the owner's PIN; changing it needs the old one."""
+        why = valid_pin(pin)
+        if why:
+            raise ActionRefused(why)
+        if self.store.setting(PIN_KEY) is not None:
+            self.check_pin(old_pin or "")
+        self.store.set_setting(PIN_KEY, hash_pin(pin))
+
+    def check_pin(self, pin: str) -> None:
+        """ActionRefused unless ``pin`` is the owner's PIN."""
+        stored = self.store.setting(PIN_KEY)
+        if stored is None:
+            raise ActionRefused("no owner PIN is set yet: set one first (clabber pin set)")
+        if not pin_matches(str(pin), stored):
+            raise ActionRefused("wrong PIN")
+
+    # ---- records in and out ----------------------------------------------------------------------------
+
+    def export(self, game_id: int) -> dict[str, Any]:
+        """The game as a ``clabber-game/1`` record."""
+        return self.game(game_id).record()
+
+    def import_game(self, record: Any, action_id: str | None = None) -> GameState:
+        """Stores a ``clabber-game/1`` record as a new game; an invalid record stores nothing."""
+        if action_id is not None and (hit := self.store.action(action_id)):
+            return self.game(hit[0])
+        try:
+            game = read_game(record)
+        except EntryError as e:
+            raise ActionRefused(str(e.problems[0]), [str(p) for p in e.problems]) from None
+        teams = [game.teams.get("NS", "NS"), game.teams.get("EW", "EW")]
+        first = seat_name(game.first_dealer) if game.first_dealer is not None else None
+        event = self._started_event(self.store.next_game_id(), teams, game.players, game.rules, first, action_id)
+        state = GameState(event)
+        batch = [(event, state.rows())]
+        for hand_record in record["hands"]:
+            dealer = parse_seat(hand_record["dealer"])
+            while state.dealer != dealer:  # the table moved the deal: keep that in the log too
+                state, batch = self._import_step(state, batch, ev.DEAL_MOVED, {"step": 1})
+            state, batch = self._import_step(state, batch, ev.HAND_ENTERED, {"record": hand_record})
+            state, batch = self._import_step(state, batch, ev.HAND_CONFIRMED, {})
+        self.store.append_all(batch)
+        self._states[state.id] = state
+        return state
+
+    def _import_step(self, state: GameState, batch: list[Any], kind: str, payload: dict[str, Any]) -> Any:
+        event = self._event(state, kind, payload, None)
+        new = state.apply(event)
+        return new, [*batch, (event, new.rows())]
