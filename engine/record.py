@@ -195,7 +195,7 @@ def _renege(value: Any) -> CallRenege:
     return CallRenege(team, reason, seat)  # type: ignore[arg-type]
 
 
-def _read_fields(obj: dict[str, Any], p: _Problems) -> tuple[Seat | None, list[tuple[str, Event]]]:
+def _read_fields(obj: dict[str, Any], p: _Problems, complete: bool) -> tuple[Seat | None, list[tuple[str, Event]]]:
     """Reads the fields of a hand record into (dealer, [(category, event)])."""
     dealer = p.read(parse_seat, obj.get("dealer"), "dealer") if "dealer" in obj else None
     if "dealer" not in obj:
@@ -225,7 +225,7 @@ def _read_fields(obj: dict[str, Any], p: _Problems) -> tuple[Seat | None, list[t
         p.add("round", f"{rnd!r} is not a round of bidding (1 or 2)")
     if trump is not None and maker is not None:
         events.append(("bidding", NameTrump(trump, maker, rnd)))
-    elif (trump is None) != (maker is None) and not obj.get("bids"):
+    elif (trump is None) != (maker is None) and not obj.get("bids") and complete:
         missing = "maker" if maker is None else "trump"
         if not any(pr.where in ("trump", "maker") for pr in p.found):
             p.add(missing, "missing: a quick entry gives both trump and maker (the seat that said play)")
@@ -300,7 +300,7 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
                 + (" (this is a game record: use sheet)" if obj.get("format") == GAME_FORMAT else ""),
             )
         rules = p.read(parse_rules, obj.get("rules"), "rules")
-    dealer, events = _read_fields(obj, p)
+    dealer, events = _read_fields(obj, p, complete)
     if p.found:
         raise InvalidRecordError(p.found)
     hand = Hand(dealer)  # type: ignore[arg-type]

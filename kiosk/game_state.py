@@ -127,7 +127,8 @@ class GameState:
         if self.pending is not None:
             raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
         record = self._with_dealer(e.payload["record"])
-        self.draft, _ = read_record(record, self.rules, complete=False)
+        read_record(record, self.rules, complete=False)
+        self.draft = record  # as entered so far: a half-made quick entry may name trump before the maker
 
     def _draft_discarded(self, e: GameEvent) -> None:
         if self.draft is None:

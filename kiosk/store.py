@@ -100,10 +100,10 @@ def _words(e: sqlite3.Error) -> str:
 
 def _connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
     if readonly:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=True)
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         conn.execute("PRAGMA query_only = ON")
     else:
-        conn = sqlite3.connect(path, check_same_thread=True)
+        conn = sqlite3.connect(path, isolation_level=None)  # transactions are explicit: see writing()
         conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA busy_timeout = 5000")

@@ -1,0 +1,40 @@
+"""A writer for the crash test: saves hands through the controller until it is killed.
+
+Prints ``saved GAME HAND`` only after the controller returned, i.e. after the hand is durable.
+Run as ``python -m tests.crash_writer DB SEED``.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from kiosk.store import open_store
+from kiosk.table import Table
+
+
+def random_quick_hand(rng: random.Random) -> dict:
+    ns = rng.choice([p for p in range(163) if p not in (1, 161)])
+    return {"trump": rng.choice("CDHS"), "maker": rng.choice("NESW"), "points": {"NS": ns, "EW": 162 - ns}}
+
+
+def main() -> None:
+    path, seed = Path(sys.argv[1]), int(sys.argv[2])
+    rng = random.Random(seed)
+    store, _ = open_store(path, path.parent / "backups")
+    table = Table(store, source="cli", rng=rng)
+    game = table.open_game()
+    if game is not None and game.pending is not None:  # killed between entering and confirming
+        game = table.confirm(game.id)
+        print(f"saved {game.id} {len(game.hands)}", flush=True)
+    print("ready", flush=True)
+    while True:
+        if game is None or game.status != "open":
+            game = table.new_game(["Ruminers", "Mackeys"], first_dealer=rng.choice("NESW"))
+        game = table.add_hand(game.id, random_quick_hand(rng))
+        print(f"saved {game.id} {len(game.hands)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""Kill a writer at random moments: every hand it reported saved must be there, the file sound."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from kiosk.game_state import GameState
+from kiosk.store import Store
+from tests.helpers import ROOT
+
+KILLS = int(os.environ.get("CLABBER_CRASH_KILLS", "200"))
+
+
+def test_sigkill_at_random_moments_never_loses_a_saved_hand(tmp_path):
+    db = tmp_path / "clabber.db"
+    rng = random.Random(2026)
+    saved: dict[int, int] = {}  # game -> hands reported saved
+    reports = 0
+    for i in range(KILLS):
+        writer = subprocess.Popen(
+            [sys.executable, "-m", "tests.crash_writer", str(db), str(i)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        time.sleep(rng.uniform(0.1, 0.5))  # sometimes still starting, mostly mid-save
+        writer.send_signal(signal.SIGKILL)
+        out, err = writer.communicate()
+        assert "Traceback" not in err, err
+        for line in out.splitlines():
+            if line.startswith("saved "):
+                game, hands = map(int, line.split()[1:])
+                saved[game] = max(saved.get(game, 0), hands)
+                reports += 1
+        conn = sqlite3.connect(db)
+        try:
+            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)], f"after kill {i}"
+            for game, hands in saved.items():
+                on_sheet = conn.execute("SELECT COUNT(*) FROM hands WHERE game = ?", (game,)).fetchone()[0]
+                confirmed = conn.execute(
+                    "SELECT COUNT(*) FROM events WHERE game = ? AND kind = 'hand_confirmed'", (game,)
+                ).fetchone()[0]
+                assert on_sheet >= hands and confirmed >= hands, f"game {game} lost hands after kill {i}"
+        finally:
+            conn.close()
+    assert reports > KILLS  # the writer really was saving when it was killed
+    store = Store(db)
+    assert store.derived_matches(lambda log: GameState.from_events(log).rows())
+    store.close()
