@@ -368,7 +368,12 @@ def restore(path: Path, source: Path, damaged_dir: Path) -> Path | None:
     """Puts a backup in place of the live database, after checking it; the replaced file is kept.
 
     The kiosk must not be running. Returns where the replaced database went."""
-    why = check_file(source)
+    if not source.is_file():
+        raise StoreError(f"{source}: will not restore: no such file")
+    try:
+        why = check_file(source)
+    except StoreError as e:
+        why = str(e)
     if why is not None:
         raise StoreError(f"{source}: will not restore: {why}")
     moved = _move_aside(path, damaged_dir, "replaced") if path.exists() else None

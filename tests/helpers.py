@@ -43,11 +43,13 @@ def score_of(record: dict[str, Any]) -> HandScore:
     return score_hand(rec.hand, rec.rules)
 
 
-def clabber(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def clabber(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Runs the installed ``clabber`` command as a table's scripts would."""
     exe = Path(sys.executable).with_name("clabber")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "kiosk"]
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})}
     return subprocess.run([*cmd, *args], input=stdin, capture_output=True, text=True, env=env, timeout=60)
 
 
