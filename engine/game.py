@@ -48,21 +48,23 @@ def outcome(totals: tuple[int, int], last: HandScore, rules: Rules) -> tuple[boo
     return True, 0 if totals[0] > totals[1] else 1
 
 
+def add_hand(s: Sheet, hand: Hand, rules: Rules, where: str = "") -> Sheet:
+    """The sheet with one more finished hand; a hand after the end is refused."""
+    if s.over:
+        raise IllegalEntryError(f"the game was over after hand {len(s.rows)}", where)
+    problems = hand.status()
+    if problems:
+        raise IllegalEntryError(problems).at(where)
+    score = score_hand(hand, rules)
+    totals = (s.totals[0] + score.score[0], s.totals[1] + score.score[1])
+    row = Row(len(s.rows) + 1, hand.dealer, s.next_dealer, score, totals)
+    over, winner = outcome(totals, score, rules)
+    return Sheet((*s.rows, row), totals, over, winner, None if over else score.next_dealer)
+
+
 def sheet(hands: Sequence[Hand], rules: Rules, first_dealer: Seat | None = None) -> Sheet:
     """The sheet of a game's finished hands, in order; a hand after the end is refused."""
-    rows: list[Row] = []
-    totals = (0, 0)
-    over, winner = False, None
-    expected = first_dealer
+    s = Sheet((), (0, 0), False, None, first_dealer)
     for i, hand in enumerate(hands):
-        if over:
-            raise IllegalEntryError(f"the game was over after hand {i}", f"hands[{i}]")
-        problems = hand.status()
-        if problems:
-            raise IllegalEntryError(problems).at(f"hands[{i}]")
-        s = score_hand(hand, rules)
-        totals = (totals[0] + s.score[0], totals[1] + s.score[1])
-        rows.append(Row(i + 1, hand.dealer, expected, s, totals))
-        over, winner = outcome(totals, s, rules)
-        expected = s.next_dealer
-    return Sheet(tuple(rows), totals, over, winner, None if over else expected)
+        s = add_hand(s, hand, rules, f"hands[{i}]")
+    return s

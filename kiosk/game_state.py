@@ -7,13 +7,14 @@ the store's derived tables are written from ``GameState.rows()``.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from engine.errors import EntryError, IllegalEntryError
-from engine.game import TIE, Sheet, sheet
+from engine.game import TIE, Sheet, add_hand, sheet
 from engine.hand import Hand
 from engine.record import hand_to_json, read_hand, renege_to_json
 from engine.rules import Rules, parse_rules
@@ -42,6 +43,11 @@ class SheetHand:
     by: str | None = None  # the team that entered it
     confirmed: GameEvent | None = None
     corrections: list[GameEvent] = field(default_factory=list)
+
+    @functools.cached_property
+    def record_json(self) -> str:
+        """The record as stored in the derived ``hands`` table."""
+        return json.dumps(self.record)
 
     def trail(self) -> list[dict[str, Any]]:
         """Entered, confirmed, corrected: when, where from, and why."""
@@ -85,6 +91,9 @@ class GameState:
         self.ended: str | None = None  # FINISHED or ABANDONED, by the table
         self.end_reason: str | None = None
         self.sheet: Sheet = sheet([], self.rules, self.first_dealer)
+        self._players_json = json.dumps(self.players)
+        self._rules_json = json.dumps(asdict(self.rules))
+        self._rows: dict[str, Any] | None = None
 
     # ---- folding events ------------------------------------------------------------------------
 
@@ -98,7 +107,7 @@ class GameState:
         state = cls(log[0])
         for e in log[1:]:
             if e.seq in undone or e.kind == ev.UNDONE:
-                state.last_seq, state.updated_at = e.seq, e.at
+                state.last_seq, state.updated_at, state._rows = e.seq, e.at, None
                 continue
             state = state.apply(e)
         return state
@@ -110,6 +119,7 @@ class GameState:
             raise ActionRefused(f"{e.kind!r} is not an action on a game")
         new = copy.copy(self)
         new.hands = list(self.hands)
+        new._rows = None
         handler(new, e)
         new.last_seq, new.updated_at = e.seq, e.at
         return new
@@ -150,10 +160,10 @@ class GameState:
         by = e.payload.get("by")
         if by is not None and self.pending.by is not None and by == self.pending.by:
             raise ActionRefused(f"{by} entered this hand: the other team confirms it")
+        self.sheet = add_hand(self.sheet, self.pending.hand, self.rules)
         self.hands.append(replace(self.pending, confirmed=e))
         self.pending = None
         self.moves = 0
-        self._resheet()
 
     def _hand_corrected(self, e: GameEvent) -> None:
         if self.ended == ABANDONED:
@@ -239,11 +249,16 @@ class GameState:
 
     def rows(self) -> dict[str, Any]:
         """The derived rows of this game for the store: the game, its hands, its draft."""
+        if self._rows is None:
+            self._rows = self._make_rows()
+        return self._rows
+
+    def _make_rows(self) -> dict[str, Any]:
         totals = self.sheet.totals
         game = {
             "id": self.id, "token": self.token, "started_at": self.started_at, "updated_at": self.updated_at,
             "status": self.status, "team_ns": self.teams["NS"], "team_ew": self.teams["EW"],
-            "players": json.dumps(self.players), "rules": json.dumps(asdict(self.rules)),
+            "players": self._players_json, "rules": self._rules_json,
             "first_dealer": seat_name(self.first_dealer), "dealer": seat_name(self.dealer),
             "rules_dealer": seat_name(self.rules_dealer), "hands": len(self.hands),
             "total_ns": totals[0], "total_ew": totals[1], "winner": self.winner, "last_seq": self.last_seq,
@@ -257,7 +272,7 @@ class GameState:
                 "score_ns": s.score[0], "score_ew": s.score[1], "mark_ns": s.marks[0], "mark_ew": s.marks[1],
                 "total_ns": row.totals[0], "total_ew": row.totals[1], "set": s.set, "passed_out": s.passed_out,
                 "renege": json.dumps(renege_to_json(s)) if s.renege else None,
-                "corrected": len(h.corrections), "record": json.dumps(h.record),
+                "corrected": len(h.corrections), "record": h.record_json,
                 "entered_at": h.entered.at, "confirmed_at": h.confirmed.at if h.confirmed else None,
             })  # fmt: skip
         draft = None

@@ -24,13 +24,16 @@ from sqlite_utils import Database
 from kiosk.events import GameEvent
 
 SCHEMA_VERSION = 1
+FULL_CHECK_AT_START = 64 * 1024 * 1024  # bytes: about 15,000 games
 BACKUP_PREFIX = "clabber-"
 
 MIGRATIONS: list[str] = [
-    # 1: the log, its guards, the derived tables and settings.
+    # 1: the log, its guards, the derived tables and settings. Each save writes the fewest pages
+    # it can: no AUTOINCREMENT (ids are never reused in an append-only log anyway), no index on
+    # columns that change with every save, and hands stored by their key alone.
     """
     CREATE TABLE events (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id INTEGER PRIMARY KEY,
         game INTEGER NOT NULL,
         seq INTEGER NOT NULL,
         at TEXT NOT NULL,
@@ -51,15 +54,14 @@ MIGRATIONS: list[str] = [
         team_ns TEXT, team_ew TEXT, players TEXT, rules TEXT, first_dealer TEXT, dealer TEXT,
         rules_dealer TEXT, hands INTEGER, total_ns INTEGER, total_ew INTEGER, winner TEXT, last_seq INTEGER
     );
-    CREATE INDEX games_by_update ON games (updated_at);
-    CREATE INDEX games_by_status ON games (status, updated_at);
+    CREATE INDEX games_by_status ON games (status, id);
     CREATE TABLE hands (
         game INTEGER NOT NULL, number INTEGER NOT NULL, dealer TEXT, makers TEXT,
         score_ns INTEGER, score_ew INTEGER, mark_ns TEXT, mark_ew TEXT, total_ns INTEGER, total_ew INTEGER,
         "set" INTEGER, passed_out INTEGER, renege TEXT, corrected INTEGER, record TEXT,
         entered_at TEXT, confirmed_at TEXT,
         PRIMARY KEY (game, number)
-    );
+    ) WITHOUT ROWID;
     CREATE TABLE drafts (game INTEGER PRIMARY KEY, record TEXT, entered INTEGER, "by" TEXT, updated_at TEXT);
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT);
     """,
@@ -110,16 +112,24 @@ def _connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def check_file(path: Path, *, live: bool = False) -> str | None:
+def check_file(path: Path, *, live: bool = False, thorough: bool = True) -> str | None:
     """Why a database file cannot be used, or None when it passes ``integrity_check``.
 
     ``live`` opens it for writing, so that a write-ahead log left by a crash is recovered
-    rather than mistaken for damage. A file that cannot be opened at all (permissions) raises
-    StoreError: that is no reason to move it aside."""
+    rather than mistaken for damage. Without ``thorough`` only the header, the schema and the
+    newest rows are read (fast on any size). A file that cannot be opened at all (permissions)
+    raises StoreError: that is no reason to move it aside."""
     try:
         conn = sqlite3.connect(path) if live else sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            result = conn.execute("PRAGMA integrity_check").fetchall()
+            if thorough:
+                result = conn.execute("PRAGMA integrity_check").fetchall()
+            else:
+                result = [("ok",)]
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'events'").fetchone():
+                    conn.execute("SELECT * FROM events ORDER BY id DESC LIMIT 50").fetchall()
+                    conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT 50").fetchall()
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
@@ -137,6 +147,14 @@ def check_file(path: Path, *, live: bool = False) -> str | None:
     if version >= 1 and "events" not in tables:
         return "has no event log"
     return None
+
+
+def _upsert_sql(table: str, row: dict[str, Any], key: tuple[str, ...]) -> str:
+    columns = ", ".join(f'"{c}"' for c in row)
+    updates = ", ".join(f'"{c}" = excluded."{c}"' for c in row if c not in key)
+    keys = ", ".join(key)
+    return (f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(row))})"
+            f" ON CONFLICT ({keys}) DO UPDATE SET {updates}")  # fmt: skip
 
 
 class Store:
@@ -185,31 +203,37 @@ class Store:
 
     # ---- the log ---------------------------------------------------------------------------------
 
-    def append(self, event: GameEvent, rows: dict[str, Any]) -> None:
-        """Stores one event and its game's derived rows in one durable transaction."""
-        self.append_all([(event, rows)])
+    def append(self, event: GameEvent, rows: dict[str, Any], before: dict[str, Any] | None = None) -> None:
+        """Stores one event and its game's derived rows in one durable transaction; ``before``,
+        the rows as they were, lets unchanged rows be left alone."""
+        self.append_all([(event, rows)], before)
 
-    def append_all(self, batch: list[tuple[GameEvent, dict[str, Any]]]) -> None:
-        """Stores events, each with its game's derived rows after it, all or nothing."""
-        with self.writing() as db:
-            for event, _rows in batch:
-                db.execute(
-                    "INSERT INTO events (game, seq, at, kind, payload, action_id, source, authorised_by, reason)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (event.game, event.seq, event.at, event.kind, json.dumps(event.payload), event.action_id,
-                     event.source, event.authorised_by, event.reason),
-                )  # fmt: skip
-            self._write_rows(batch[-1][1])
+    def append_all(self, batch: list[tuple[GameEvent, dict[str, Any]]], before: dict[str, Any] | None = None) -> None:
+        """Stores events of one game, then the game's derived rows after the last; all or nothing."""
+        with self.writing():
+            self.conn.executemany(
+                "INSERT INTO events (game, seq, at, kind, payload, action_id, source, authorised_by, reason)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(e.game, e.seq, e.at, e.kind, json.dumps(e.payload), e.action_id, e.source, e.authorised_by,
+                  e.reason) for e, _ in batch],
+            )  # fmt: skip
+            self._write_rows(batch[-1][1], before)
 
-    def _write_rows(self, rows: dict[str, Any]) -> None:
+    def _write_rows(self, rows: dict[str, Any], before: dict[str, Any] | None = None) -> None:
+        # Plain upserts of what changed, rather than sqlite-utils' introspecting upsert: this runs
+        # inside every save, and every page written adds to the save's time.
         game = rows["game"]
-        self.db["games"].upsert(game, pk="id")
-        self.conn.execute("DELETE FROM hands WHERE game = ?", (game["id"],))
-        if rows["hands"]:
-            self.db["hands"].insert_all(rows["hands"], pk=("game", "number"))
-        self.conn.execute("DELETE FROM drafts WHERE game = ?", (game["id"],))
-        if rows["draft"]:
-            self.db["drafts"].insert(rows["draft"], pk="game")
+        self.conn.execute(_upsert_sql("games", game, ("id",)), list(game.values()))
+        old_hands = before["hands"] if before else []
+        self.conn.execute("DELETE FROM hands WHERE game = ? AND number > ?", (game["id"], len(rows["hands"])))
+        changed = [h for i, h in enumerate(rows["hands"]) if i >= len(old_hands) or old_hands[i] != h]
+        if changed:
+            sql = _upsert_sql("hands", changed[0], ("game", "number"))
+            self.conn.executemany(sql, [list(h.values()) for h in changed])
+        if before is None or before["draft"] != rows["draft"]:
+            self.conn.execute("DELETE FROM drafts WHERE game = ?", (game["id"],))
+            if rows["draft"]:
+                self.conn.execute(_upsert_sql("drafts", rows["draft"], ("game",)), list(rows["draft"].values()))
 
     def events(self, game: int) -> list[GameEvent]:
         """A game's events in order."""
@@ -238,9 +262,9 @@ class Store:
     # ---- derived tables --------------------------------------------------------------------------
 
     def games(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
-        """The most recently played games first."""
+        """The most recently started games first."""
         where, args = ("WHERE status = ?", [status]) if status else ("", [])
-        return list(self.db.query(f"SELECT * FROM games {where} ORDER BY updated_at DESC LIMIT ?", [*args, limit]))
+        return list(self.db.query(f"SELECT * FROM games {where} ORDER BY id DESC LIMIT ?", [*args, limit]))
 
     def game_row(self, game: int) -> dict[str, Any] | None:
         """One game's derived row."""
@@ -347,7 +371,9 @@ def open_store(path: Path, backup_dir: Path, damaged_dir: Path | None = None) ->
     damaged_dir = damaged_dir or path.parent / "damaged"
     report = OpenReport()
     if path.exists():
-        why = check_file(path, live=True)
+        # The whole file is checked at start while that is quick; a big one gets a probe at start
+        # and its full check from the nightly backup and `clabber db check`.
+        why = check_file(path, live=True, thorough=path.stat().st_size <= FULL_CHECK_AT_START)
         if why is not None and "newer version" in why:
             raise StoreError(f"{path}: {why}")
         if why is not None:

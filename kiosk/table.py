@@ -132,7 +132,7 @@ class Table:
         state = self.game(game_id)
         event = self._event(state, kind, payload or {}, action_id, authorised_by, reason)
         new = state.apply(event)
-        self.store.append(event, new.rows())
+        self.store.append(event, new.rows(), before=state.rows())
         self._states[game_id] = new
         return new
 
