@@ -162,6 +162,21 @@ class Table:
         self.enter_hand(game_id, record, action_id=None if action_id is None else f"{action_id}/entered")
         return self.confirm(game_id, action_id=None if action_id is None else f"{action_id}/confirmed")
 
+    def call_renege(self, game_id: int, team: str, reason: str, seat: str | None = None,
+                    action_id: str | None = None) -> GameState:  # fmt: skip
+        """The other team calls a renege against ``team``: play ends and the hand, as far as it
+        was entered, goes to ``team`` to confirm."""
+        state = self.game(game_id)
+        reneging = parse_team_name(team)
+        claim: dict[str, Any] = {"by": reneging, "reason": reason}
+        if seat is not None:
+            claim["seat"] = seat
+        record = dict(state.draft or {})
+        earlier = record.get("renege")
+        record["renege"] = claim if earlier is None else [*(earlier if isinstance(earlier, list) else [earlier]), claim]
+        callers = "EW" if reneging == "NS" else "NS"
+        return self.enter_hand(game_id, record, by=callers, action_id=action_id)
+
     def move_deal(self, game_id: int, step: int | str, action_id: str | None = None) -> GameState:
         """Moves the deal one seat forward (to the left) or back, as the table did."""
         steps = {"next": 1, "forward": 1, "back": -1, 1: 1, -1: -1}

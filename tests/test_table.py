@@ -222,3 +222,14 @@ def test_seats_and_deal_moves_wrap_around(table):
     assert table.move_deal(g.id, "back").dealer == W
     with pytest.raises(ActionRefused, match="next or back"):
         table.move_deal(g.id, "sideways")
+
+
+def test_a_renege_called_mid_hand_ends_it_for_the_reneging_team_to_confirm(table):
+    g = table.new_game(["A", "B"], first_dealer="N")
+    table.save_draft(g.id, {"trump": "S", "maker": "E", "melds": {"N": [["AH", "KH", "QH"]]}})
+    g = table.call_renege(g.id, "EW", "advised partner", seat="W")
+    assert g.pending.by == "NS" and g.pending.record["renege"]["seat"] == "W"
+    with pytest.raises(ActionRefused, match="the other team confirms"):
+        table.confirm(g.id, by="NS")
+    g = table.confirm(g.id, by="EW")
+    assert g.sheet.totals == (162 + 20, 0) and g.sheet.rows[0].score.renege.reason == "advised partner"
