@@ -44,33 +44,40 @@ def _melds(hand: Hand) -> list[str]:
     return ["Melds:", *lines] if lines else []
 
 
-def _tricks(hand: Hand) -> list[str]:
-    lines: list[str] = []
+def trick_lines(hand: Hand, number: int) -> list[str]:
+    """Trick ``number`` (1 to 6): who led, each card with what its player had left, any renege
+    with the cards that were legal, who won and the points so far."""
+    tricks = hand.tricks()
+    trick = tricks[number - 1]
     reneges = {r.play: r for r in hand.reneges() if r.play is not None}
     so_far = [0, 0]
-    i = 0
-    for n, trick in enumerate(hand.tricks(), start=1):
-        lines.append(f"Trick {n}: {seat_name(trick.leader)} leads")
-        for k, c in enumerate(trick.cards):
-            seat = trick.seat_of(k)
-            left = hand.holding(seat, before=i + 1)
+    for t in tricks[: number - 1]:
+        if t.winner is not None:
+            so_far[team_of(t.winner)] += t.points
+    lines = [f"Trick {number}: {seat_name(trick.leader)} leads"]
+    first = (number - 1) * 4
+    for k, c in enumerate(trick.cards):
+        seat, i = trick.seat_of(k), first + k
+        left = hand.holding(seat, before=i + 1)
+        lines.append(
+            f"  {seat_name(seat)} plays {card_symbol(c):4} left: {_cards(left, hand.knows_hand(seat), hand.trump)}"
+        )
+        r = reneges.get(i)
+        if r is not None:
             lines.append(
-                f"  {seat_name(seat)} plays {card_symbol(c):4} left: {_cards(left, hand.knows_hand(seat), hand.trump)}"
+                f"  ** RENEGE by {_who(seat)}: played {card_symbol(c)} — {r.reason}. Legal: {names(r.legal or 0, hand.trump)}"
             )
-            r = reneges.get(i)
-            if r is not None:
-                lines.append(
-                    f"  ** RENEGE by {_who(seat)}: played {card_symbol(c)} — {r.reason}."
-                    f" Legal: {names(r.legal or 0, hand.trump)}"
-                )
-            i += 1
-        if trick.winner is not None:
-            so_far[team_of(trick.winner)] += trick.points
-            last = " (last trick, 10 included)" if n == 6 else ""
-            lines.append(
-                f"  won by {_who(trick.winner)}: {trick.points} points{last}. So far NS {so_far[0]}, EW {so_far[1]}"
-            )
+    if trick.winner is not None:
+        so_far[team_of(trick.winner)] += trick.points
+        last = " (last trick, 10 included)" if number == 6 else ""
+        lines.append(
+            f"  won by {_who(trick.winner)}: {trick.points} points{last}. So far NS {so_far[0]}, EW {so_far[1]}"
+        )
     return lines
+
+
+def _tricks(hand: Hand) -> list[str]:
+    return [line for n in range(1, len(hand.tricks()) + 1) for line in trick_lines(hand, n)]
 
 
 def _result(hand: Hand, s: HandScore) -> list[str]:
@@ -104,8 +111,17 @@ def _result(hand: Hand, s: HandScore) -> list[str]:
     return lines
 
 
+def opening_lines(hand: Hand) -> list[str]:
+    """The deal, the bidding and the melds."""
+    return _bidding(hand) + _melds(hand)
+
+
+def result_lines(hand: Hand, rules: Rules) -> list[str]:
+    """How the hand scored, in words."""
+    return [line for line in _result(hand, score_hand(hand, rules)) if line]
+
+
 def replay_text(hand: Hand, rules: Rules) -> str:
     """The whole hand as lines of text."""
-    s = score_hand(hand, rules)
-    parts = _bidding(hand) + _melds(hand) + _tricks(hand) + _result(hand, s)
+    parts = opening_lines(hand) + _tricks(hand) + result_lines(hand, rules)
     return "\n".join(p for p in parts if p) + "\n"

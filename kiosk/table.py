@@ -74,6 +74,15 @@ class Table:
         """The most recent games, newest first."""
         return self.store.games(limit)
 
+    def preview(self, game_id: int, record: dict[str, Any]) -> Any:
+        """The engine's hand for a record in this game, checked but not stored (what a tap would
+        give); ActionRefused with every problem if the engine refuses it."""
+        from kiosk.game_state import read_record
+
+        state = self.game(game_id)
+        record = record if "dealer" in record else {**record, "dealer": seat_name(state.dealer)}
+        return read_record(record, state.rules, complete=False)[1]
+
     # ---- starting ----------------------------------------------------------------------------------
 
     def new_game(

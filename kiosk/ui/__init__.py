@@ -1,0 +1,1 @@
+"""The touchscreen: Kivy screens over the table controller. Only ``clabber kiosk`` imports this."""

@@ -1,0 +1,100 @@
+"""Replay for disputes: any hand of any game, trick by trick, with every renege shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from kiosk.replay import opening_lines, result_lines, trick_lines
+from kiosk.ui import theme
+
+
+def _mark_reneges(lines: list[str]) -> str:
+    out = []
+    for line in lines:
+        if "RENEGE" in line:
+            line = f"[color={theme.hex_colour(theme.ERROR)}][b]{line.strip()}[/b][/color]"
+        out.append(line)
+    return "\n".join(out)
+
+
+class ReplayScreen(Screen):
+    """Steps through a hand; quick entries show their entry and its trail."""
+
+    game_number = NumericProperty(0)
+    hand_number = NumericProperty(0)
+    trick_number = NumericProperty(0)  # 0: the opening (deal, bidding, melds)
+    tricks = NumericProperty(0)
+    title = StringProperty("")
+    body = StringProperty("")
+    banner = StringProperty("")
+    has_hands = BooleanProperty(False)
+
+    def enter(self, root: Any, game: int | None = None, hand: int | None = None, **options: Any) -> None:
+        self.root_ = root
+        self.game_number = game or root.game_id
+        g = root.table.game(self.game_number) if self.game_number else None
+        self.hand_number = hand or (len(g.hands) if g else 0)
+        self.trick_number = 0
+        self._show()
+
+    def step_game(self, step: int) -> None:
+        ids = sorted(r["id"] for r in self.root_.table.games(500))
+        if not ids:
+            return
+        i = ids.index(self.game_number) if self.game_number in ids else len(ids) - 1
+        self.game_number = ids[max(0, min(len(ids) - 1, i + step))]
+        self.hand_number = len(self.root_.table.game(self.game_number).hands)
+        self.trick_number = 0
+        self._show()
+
+    def step_hand(self, step: int) -> None:
+        g = self.root_.table.game(self.game_number)
+        self.hand_number = max(1, min(len(g.hands), self.hand_number + step)) if g.hands else 0
+        self.trick_number = 0
+        self._show()
+
+    def step_trick(self, step: int) -> None:
+        self.trick_number = max(0, min(self.tricks + 1, self.trick_number + step))
+        self._show()
+
+    def back(self) -> None:
+        g = self.root_.game
+        self.root_.show("over" if g is not None and g.status != "open" else "sheet" if g else "start")
+
+    def _show(self) -> None:
+        if not self.game_number:
+            self.title, self.body, self.banner, self.has_hands = "No games yet.", "", "", False
+            return
+        g = self.root_.table.game(self.game_number)
+        self.has_hands = bool(g.hands)
+        if not g.hands:
+            self.title = f"Game {g.id}: {g.teams['NS']} v {g.teams['EW']} — no hands yet"
+            self.body, self.banner, self.tricks = "", "", 0
+            return
+        entry = g.hands[self.hand_number - 1]
+        hand = entry.hand
+        self.tricks = len(hand.tricks())
+        self.title = f"Game {g.id} · hand {self.hand_number} of {len(g.hands)} · {g.teams['NS']} v {g.teams['EW']}"
+        reneges = hand.reneges()
+        self.banner = ""
+        if reneges:
+            r = reneges[0]
+            where = f" in trick {r.trick}" if r.trick else ""
+            self.banner = f"RENEGE by {'NS' if r.team == 0 else 'EW'}{where}: {r.reason}"
+        if self.trick_number == 0 or not self.tricks:
+            lines = opening_lines(hand)
+            if not hand.plays:
+                lines += ["Entered quickly:"] + [f"  {line}" for line in result_lines(hand, g.rules)]
+            trail = entry.trail()
+            lines.append("Trail: " + "; ".join(
+                f"{t['what']} {t['at'][11:16]} UTC from the {t['source']}" + (f" ({t['reason']})" if t["reason"] else "")
+                for t in trail
+            ))  # fmt: skip
+            self.body = _mark_reneges(lines)
+        elif self.trick_number <= self.tricks:
+            self.body = _mark_reneges(trick_lines(hand, self.trick_number))
+        else:
+            self.body = _mark_reneges(result_lines(hand, g.rules))

@@ -1,0 +1,160 @@
+"""The owner's menu behind the PIN: corrections, abandoning, settings, backups, restart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.properties import ListProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from kiosk.ui.app import action_id
+from kiosk.ui.quick import ReasonPicker
+
+ABANDON_REASONS = ("bar closing", "players left", "started by mistake", "dispute not settled")
+ROTATIONS = ("0", "90", "180", "270")
+DIM_CHOICES = ("60", "300", "900", "0")  # seconds; 0 never dims
+
+
+class OwnerScreen(Screen):
+    """PIN first; then the menu."""
+
+    step = StringProperty("pin")  # pin, menu, correct, settings
+    pin = StringProperty("")
+    notes = StringProperty("")
+    message = StringProperty("")
+    hands = ListProperty([])
+    rules = StringProperty("evansville")
+    rotation = StringProperty("0")
+    dim_after = StringProperty("300")
+    light = StringProperty("")
+
+    def on_step(self, _w: Any, step: str) -> None:
+        self.ids.steps.current = step
+
+    def enter(self, root: Any, **options: Any) -> None:
+        self.root_ = root
+        self.pin = ""
+        self.notes = ""
+        self.message = root.notice
+        self.step = "menu" if root.owner_pin else "pin"
+        store = root.table.store
+        self.rules = store.setting("rules_for_new_games") or "evansville"
+        self.rotation = store.setting("rotation") or "0"
+        self.dim_after = store.setting("dim_after") or "300"
+
+    def key(self, key: str) -> None:
+        if key == "C":
+            self.pin = ""
+        elif key == "⌫":
+            self.pin = self.pin[:-1]
+        elif len(self.pin) < 8:
+            self.pin += key
+
+    def unlock(self) -> None:
+        state, problems = self.root_.act(self.root_.table.check_pin, self.pin)
+        if problems:
+            self.notes = "\n".join(problems)
+            self.pin = ""
+            return
+        self.root_.owner_pin = self.pin
+        self.notes = ""
+        self.step = "menu"
+
+    def close(self) -> None:
+        self.root_.owner_pin = ""
+        g = self.root_.game
+        self.root_.show("start" if g is None else "sheet" if g.status == "open" else "over")
+
+    # ---- the menu -------------------------------------------------------------------------------------
+
+    def correct(self) -> None:
+        g = self.root_.game
+        if g is None or not g.hands:
+            self.notes = "No hand on the sheet to correct."
+            return
+        self.hands = [str(i + 1) for i in range(len(g.hands))]
+        self.step = "correct"
+
+    def fill_hands(self, grid: Any) -> None:
+        from kiosk.ui.widgets import Big
+
+        grid.clear_widgets()
+        for text in self.hands:
+            b = Big(text=text)
+            b.bind(on_release=lambda _b, n=int(text): self.correct_hand(n))
+            grid.add_widget(b)
+            self.ids[f"hand_{text}"] = b
+
+    def correct_hand(self, number: int) -> None:
+        g = self.root_.game
+        self.root_.show("quick", correct=number, record=g.hands[number - 1].record)
+
+    def abandon(self) -> None:
+        if self.root_.game is None:
+            self.notes = "No game is open."
+            return
+        ReasonPicker(title="Why abandon this game?", reasons=list(ABANDON_REASONS), screen=self,
+                     purpose="abandon").open()  # fmt: skip
+
+    def reason_chosen(self, purpose: str, team: str, reason: str) -> None:
+        state, problems = self.root_.act(
+            self.root_.table.abandon, self.root_.game_id, reason, self.root_.owner_pin, action_id=action_id()
+        )
+        self.notes = "\n".join(problems)
+        if state is not None:
+            self.root_.owner_pin = ""
+            self.root_.show("over")
+
+    def settings(self) -> None:
+        self.step = "settings"
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.root_.table.store.set_setting(key, value)
+        setattr(self, {"rules_for_new_games": "rules", "rotation": "rotation", "dim_after": "dim_after"}[key], value)
+        if key == "rotation":
+            self.message = "The new rotation applies when the kiosk restarts."
+
+    def light_test(self) -> None:
+        seats = ["N", "E", "S", "W", "N", "E", "S", "W", ""]
+
+        def step(i: int) -> None:
+            self.light = seats[i]
+            self.root_.header.dealer = seats[i]
+            if i + 1 < len(seats):
+                Clock.schedule_once(lambda _dt: step(i + 1), 0.35)
+            else:
+                self.root_.refresh_header()
+
+        step(0)
+
+    def backup(self) -> None:
+        app = App.get_running_app()
+        folder = getattr(app, "backup_dir", None) if app else None
+        keep = getattr(app, "backups_keep", 14) if app else 14
+        if folder is None:
+            self.notes = "No backup folder is configured."
+            return
+        try:
+            path = self.root_.table.store.backup(folder, keep)
+        except Exception as e:  # a StoreError: the message says why
+            self.notes = str(e)
+            return
+        self.message = f"Backed up to {path}"
+
+    def restart(self) -> None:
+        self._leave("restart")
+
+    def shutdown(self) -> None:
+        self._leave("shutdown")
+
+    def _leave(self, how: str) -> None:
+        app = App.get_running_app()
+        if app is None:
+            self.notes = "Not running as the kiosk."
+            return
+        app.exit_action = how
+        app.stop()
+
+

@@ -1,0 +1,101 @@
+"""The sheet, the home screen: each hand's scores and marks, the check column, the next actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import Screen
+
+from engine.seats import seat_name
+from kiosk.ui.app import action_id
+
+
+class SheetLine(BoxLayout):
+    """One hand on the sheet."""
+
+    number = StringProperty("")
+    dealer = StringProperty("")
+    ns = StringProperty("")
+    ew = StringProperty("")
+    check = StringProperty("")
+    note = StringProperty("")
+
+
+def _cell(s: Any, team: int) -> str:
+    """A team's cell: its score, or its mark (XX set, - zero)."""
+    if s.passed_out or s.void or s.misdeal:
+        return "0"
+    return s.marks[team] or str(s.score[team])
+
+
+def sheet_lines(state: Any) -> list[dict[str, str]]:
+    """The sheet's rows as the screen shows them."""
+    lines = []
+    for row in state.sheet.rows:
+        s = row.score
+        note = "passed out" if s.passed_out else "misdeal" if s.misdeal else "void: both reneged" if s.void else ""
+        if s.renege is not None and not s.void:
+            note = f"renege {'NS' if s.renege.team == 0 else 'EW'}"
+        if row.rules_dealer is not None and row.rules_dealer != row.dealer:
+            note = (note + " · " if note else "") + "deal moved"
+        lines.append({
+            "number": str(row.number), "dealer": seat_name(row.dealer), "ns": _cell(s, 0), "ew": _cell(s, 1),
+            "check": str(s.in_play), "note": note,
+        })  # fmt: skip
+    return lines
+
+
+class SheetScreen(Screen):
+    """Home: the sheet and what the table can do next."""
+
+    status = StringProperty("")
+    pending = BooleanProperty(False)
+    notes = StringProperty("")
+
+    def enter(self, root: Any, **options: Any) -> None:
+        self.root_ = root
+        self.notes = ""
+        self.update()
+
+    def update(self) -> None:
+        g = self.root_.game
+        if g is None:
+            return
+        self.ids.rows.data = sheet_lines(g)
+        self.ids.rows.scroll_y = 0  # the newest hand at the bottom, in view
+        self.pending = g.pending is not None
+        if g.pending is not None:
+            self.status = "A hand is waiting to be confirmed."
+        elif g.draft:
+            self.status = "A hand is being entered."
+        else:
+            self.status = f"{seat_name(g.dealer)} deals hand {len(g.hands) + 1}."
+
+    def enter_hand(self) -> None:
+        g = self.root_.game
+        self.root_.show("summary" if g.pending else "quick")
+
+    def card_by_card(self) -> None:
+        self.root_.show("cards")
+
+    def undo(self) -> None:
+        self._do(self.root_.table.undo)
+
+    def deal(self, step: str) -> None:
+        self._do(self.root_.table.move_deal, step)
+
+    def _do(self, fn: Any, *args: Any) -> None:
+        state, problems = self.root_.act(fn, self.root_.game_id, *args, action_id=action_id())
+        self.notes = "\n".join(problems)
+        if state is not None and state.status != "open":
+            self.root_.show("over")
+            return
+        self.update()
+
+    def replay(self) -> None:
+        self.root_.show("replay")
+
+    def owner(self) -> None:
+        self.root_.show("owner")

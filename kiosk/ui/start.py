@@ -1,0 +1,156 @@
+"""The start screen: resume the unfinished game, or set up a new one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.properties import DictProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.screenmanager import Screen
+
+from engine.cards import card_symbol
+from engine.rules import PRESETS
+from kiosk.ui.app import action_id
+from kiosk.ui.widgets import Big
+
+FIELDS = ("NS", "EW", "N", "E", "S", "W")
+LETTERS = ["QWERTYUIOP", "ASDFGHJKL'", "ZXCVBNM-&."]
+MAX_NAME = 20
+
+
+class Key(Big):
+    """One key of the on-screen keyboard."""
+
+    screen = ObjectProperty(None)
+
+    def on_release(self) -> None:
+        self.screen.type(self.text)
+
+
+class Keyboard(GridLayout):
+    """Letters for names, on the screen: never the system keyboard."""
+
+    screen = ObjectProperty(None)
+
+    def on_screen(self, _w: Any, screen: Any) -> None:
+        self.clear_widgets()
+        for letters in LETTERS:
+            row = BoxLayout(spacing=4)
+            for k in letters:
+                row.add_widget(Key(text=k, screen=screen))
+            self.add_widget(row)
+        row = BoxLayout(spacing=4)
+        for label, fn in (("space", lambda *_: screen.type("space")), ("⌫", lambda *_: screen.type("⌫")),
+                          ("next field", lambda *_: screen.next_field())):  # fmt: skip
+            b = Big(text=label)
+            b.bind(on_release=fn)
+            row.add_widget(b)
+        self.add_widget(row)
+
+
+class StartScreen(Screen):
+    """Resume, or new game: names on the on-screen keyboard, rules, who deals first."""
+
+    step = StringProperty("home")  # home, names, deal, draw
+    names = DictProperty({f: "" for f in FIELDS})
+    editing = StringProperty("NS")
+    rules = StringProperty("evansville")
+    resume_text = StringProperty("")
+    notes = StringProperty("")
+    draw_lines = ListProperty([])
+    shift = StringProperty("upper")
+
+    def on_step(self, _w: Any, step: str) -> None:
+        self.ids.steps.current = step
+
+    def enter(self, root: Any, **options: Any) -> None:
+        self.root_ = root
+        self.notes = root.notice
+        open_game = root.table.open_game()
+        if open_game is not None:
+            t = open_game.sheet.totals
+            self.resume_text = f"Resume: {open_game.teams['NS']} {t[0]} – {t[1]} {open_game.teams['EW']}"
+        else:
+            self.resume_text = ""
+        self.rules = root.table.store.setting("rules_for_new_games") or "evansville"
+        self.step = "home"
+        self._start_id = action_id()
+
+    def resume(self) -> None:
+        g = self.root_.table.open_game()
+        if g is not None:
+            self.root_.game_id = g.id
+            self.root_.show("summary" if g.pending else "sheet")
+
+    def new_game(self) -> None:
+        self.names = {f: "" for f in FIELDS}
+        self.editing = "NS"
+        self.notes = ""
+        self.step = "names"
+
+    def type(self, key: str) -> None:
+        text = self.names[self.editing]
+        if key == "⌫":
+            text = text[:-1]
+        elif key == "space":
+            text = text + " " if text and not text.endswith(" ") else text
+        elif len(text) < MAX_NAME:
+            text += key if not text or text.endswith(" ") else key.lower()
+        self.names = {**self.names, self.editing: text}
+
+    def next_field(self) -> None:
+        i = FIELDS.index(self.editing)
+        self.editing = FIELDS[(i + 1) % len(FIELDS)]
+
+    def to_deal(self) -> None:
+        missing = [t for t in ("NS", "EW") if not self.names[t].strip()]
+        if missing:
+            self.notes = f"Give team {missing[0]} a name."
+            self.editing = missing[0]
+            return
+        self.notes = ""
+        self.step = "deal"
+
+    def choose_rules(self, name: str) -> None:
+        if name in PRESETS:
+            self.rules = name
+
+    def start(self, first_dealer: str | None) -> None:
+        players = {s: self.names[s] for s in "NESW" if self.names[s].strip()}
+        table = self.root_.table
+        state, problems = self.root_.act(
+            table.new_game, [self.names["NS"], self.names["EW"]], players or None, self.rules, first_dealer,
+            action_id=self._start_id,
+        )  # fmt: skip
+        if state is None:
+            self.notes = "\n".join(problems)
+            return
+        self.root_.game_id = state.id
+        if first_dealer is None and state.draw:
+            self.draw_lines = self._draw_lines(state)
+            self.step = "draw"
+            self.root_.refresh_header()
+        else:
+            self.root_.show("sheet")
+
+    def _draw_lines(self, state: Any) -> list[str]:
+        from engine.cards import parse_card
+
+        dealt: dict[str, list[str]] = {s: [] for s in "NESW"}
+        order = "NESW"
+        for i, name in enumerate(state.draw):
+            dealt[order[i % 4]].append(card_symbol(parse_card(name)))
+        first = "NESW"[state.first_dealer]
+        second = order[(len(state.draw) - 1) % 4]
+        lines = [f"{s}: {' '.join(dealt[s])}" for s in "NESW"]
+        partner = "NESW"[(state.first_dealer + 2) % 4]
+        lines.append(f"{first} got the first Jack and deals first.")
+        if second != partner:
+            lines.append(f"{second} got the second Jack: {second} and {partner} change seats.")
+        else:
+            lines.append(f"{second} got the second Jack and already sits opposite {first}.")
+        return lines
+
+    def done_draw(self) -> None:
+        self.root_.show("sheet")

@@ -1,0 +1,25 @@
+"""A real Kivy window, drawn offscreen by SDL with Mesa, driven by simulated touches."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from kiosk.ui.boot import Display, configure
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+
+configure(Display(headless=True), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
+os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+
+
+@pytest.fixture
+def kiosk(tmp_path):
+    from tests.ui.harness import Kiosk
+
+    k = Kiosk(tmp_path / "clabber.db")
+    yield k
+    k.close()

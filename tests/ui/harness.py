@@ -1,0 +1,109 @@
+"""Drives the kiosk as a player would: taps at a widget's centre through Kivy's event loop."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from kivy.base import EventLoop
+from kivy.core.window import Window
+from kivy.tests.common import UnitTestTouch
+
+from kiosk.store import open_store
+from kiosk.table import Table
+from kiosk.ui.app import KioskRoot, load_style
+
+LANDSCAPE = (800, 480)
+PORTRAIT = (720, 1280)
+
+
+class Kiosk:
+    """One kiosk on a real database file, its root widget in the (offscreen) window."""
+
+    def __init__(self, db: Path, size: tuple[int, int] = LANDSCAPE, notice: str | None = None) -> None:
+        EventLoop.ensure_window()
+        load_style()
+        self.db = db
+        self.store, report = open_store(db, db.parent / "backups")
+        self.table = Table(self.store, rng=random.Random(7))
+        self.taps = 0
+        self.resize(size)
+        self.root = KioskRoot(self.table, notice or report.notice)
+        Window.add_widget(self.root)
+        self.frames(3)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        Window.size = size
+        self.frames(3)
+
+    def restart(self) -> None:
+        """The kiosk restarted: a new controller and screen on the same file."""
+        Window.remove_widget(self.root)
+        self.store.close()
+        self.store, report = open_store(self.db, self.db.parent / "backups")
+        self.table = Table(self.store, rng=random.Random(8))
+        self.root = KioskRoot(self.table, report.notice)
+        Window.add_widget(self.root)
+        self.frames(3)
+
+    def close(self) -> None:
+        for child in list(Window.children):
+            Window.remove_widget(child)
+        self.store.close()
+
+    # ---- looking -----------------------------------------------------------------------------------
+
+    @property
+    def screen(self) -> Any:
+        return self.root.manager.current_screen
+
+    def widget(self, name: str) -> Any:
+        """A widget of the current screen (or of an open popup, or the header) by its id."""
+        for holder in [*self._popups(), self.screen, self.root.header]:
+            if name in holder.ids:
+                return holder.ids[name]
+        raise KeyError(f"no widget {name!r} on the {self.root.manager.current} screen")
+
+    def text(self, name: str) -> str:
+        return self.widget(name).text
+
+    def _popups(self) -> list[Any]:
+        from kivy.uix.modalview import ModalView
+
+        return [w for w in Window.children if isinstance(w, ModalView)]
+
+    # ---- acting ------------------------------------------------------------------------------------
+
+    def frames(self, n: int = 2) -> None:
+        for _ in range(n):
+            EventLoop.idle()
+
+    def tap(self, name_or_widget: Any) -> None:
+        """A finger down and up at the widget's centre, through the window's input dispatch."""
+        w = self.widget(name_or_widget) if isinstance(name_or_widget, str) else name_or_widget
+        assert not w.disabled, f"{name_or_widget!r} is disabled"
+        x, y = w.to_window(*w.center)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        self.taps += 1
+        self.frames(2)
+
+    def tap_text(self, text: str) -> None:
+        """Taps the visible button whose text contains ``text``."""
+        from kivy.uix.button import Button
+
+        roots = self._popups() or [self.screen]
+        for root in roots:
+            for w in root.walk():
+                if isinstance(w, Button) and text in w.text and not w.disabled and w.opacity > 0:
+                    self.tap(w)
+                    return
+        raise KeyError(f"no button {text!r} on the {self.root.manager.current} screen")
+
+    def screenshot(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.frames(3)
+        saved = Window.screenshot(name=str(path))
+        return Path(saved)
