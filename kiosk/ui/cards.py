@@ -23,7 +23,9 @@ COLUMNS = (5, 4, 3, 2, 1, 0)  # A K Q J 10 9
 
 
 class RenegeQuestion(ModalView):
-    """"Record as renege?" before an unlawful card is taken."""
+    """ "Record as renege?" before an unlawful card is taken."""
+
+    _anim_duration = 0
 
     question = StringProperty("")
 
@@ -76,10 +78,12 @@ class CardsScreen(Screen):
     def set_maker(self, seat: str) -> None:
         self.maker = seat
         self._save(self._record())
+        self._show()
 
     def set_trump(self, suit: str) -> None:
         self.trump = suit
         self._save(self._record())
+        self._show()
 
     def _record(self, plays: list[str] | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -195,5 +199,3 @@ class CardsScreen(Screen):
         else:
             self.trick = f"{SEAT_NAMES[hand.next_player]} leads trick 1" if hand.next_player is not None else ""
         self.so_far = f"So far NS {hand.won[0]} · EW {hand.won[1]}"
-
-

@@ -163,4 +163,3 @@ def field_of(where: str) -> str:
     if head in ("trump", "maker", "round", "bids", "up", "passed_out"):
         return "bidding"
     return "general"
-

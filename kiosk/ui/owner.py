@@ -156,5 +156,3 @@ class OwnerScreen(Screen):
             return
         app.exit_action = how
         app.stop()
-
-

@@ -29,15 +29,17 @@ def split_problem(line: str) -> tuple[str, str]:
 class MeldPicker(ModalView):
     """Adds a meld chip for one seat (one tap: the kind, with trump and Ace preset) or edits one."""
 
+    _anim_duration = 0  # open and close at once: a closing popup must not swallow the next tap
+
     seat = StringProperty("N")
     index = NumericProperty(-1)  # -1: adding
     suit = NumericProperty(0)
-    top = NumericProperty(5)
+    top_rank = NumericProperty(5)  # A; not `top`, which is the widget's top edge
     kind = StringProperty("dad")
     screen = ObjectProperty(None)
 
     def add(self, kind: str, top: int | None = None) -> None:
-        chip = MeldChip(kind, self.suit, self.top if top is None else top)
+        chip = MeldChip(kind, self.suit, self.top_rank if top is None else top)
         if kind == "four":
             chip = MeldChip("four", 0, top if top is not None else 2)
         self.screen.put_meld(self.seat, self.index, chip)
@@ -55,6 +57,8 @@ class MeldPicker(ModalView):
 
 class ReasonPicker(ModalView):
     """Picks a reason from big buttons (a renege's, or a correction's)."""
+
+    _anim_duration = 0
 
     title = StringProperty("")
     reasons = ListProperty([])
@@ -89,7 +93,8 @@ class QuickScreen(Screen):
         for s in SEAT_NAMES:
             self.ids[f"melds_{s}"] = self.ids[f"meldrow_{s}"].ids.chips
 
-    def enter(self, root: Any, correct: int = 0, record: dict[str, Any] | None = None, **options: Any) -> None:
+    def enter(self, root: Any, correct: int = 0, record: dict[str, Any] | None = None, maker: str | None = None,
+              passed_out: bool = False, **options: Any) -> None:  # fmt: skip
         self.root_ = root
         self.correcting = correct
         g = root.game
@@ -102,6 +107,10 @@ class QuickScreen(Screen):
         self.notes = {k: "" for k in self.notes}
         self._done_id = action_id()
         self._show()
+        if maker:
+            self.set_maker(maker)
+        elif passed_out:
+            self.pass_out()
 
     # ---- taps ---------------------------------------------------------------------------------------
 
@@ -132,7 +141,7 @@ class QuickScreen(Screen):
         picker.suit = SUIT_NAMES.index(self.entry.trump) if self.entry.trump else 0
         if index >= 0:
             chip = self.entry.melds[seat][index]
-            picker.suit, picker.top, picker.kind = chip.suit, chip.top, chip.kind
+            picker.suit, picker.top_rank, picker.kind = chip.suit, chip.top, chip.kind
         picker.open()
         self._picker = picker
 
@@ -175,6 +184,7 @@ class QuickScreen(Screen):
                          screen=self, purpose="correct").open()  # fmt: skip
             return
         table, g = self.root_.table, self.root_.game
+        self.root_.table_quiet(table.save_draft, g.id, record)  # "Change" on the summary comes back to this
         by = None
         if self.entry.renege:
             by = "EW" if self.entry.renege["by"] == "NS" else "NS"

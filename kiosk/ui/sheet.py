@@ -52,6 +52,7 @@ class SheetScreen(Screen):
 
     status = StringProperty("")
     pending = BooleanProperty(False)
+    drafting = BooleanProperty(False)
     notes = StringProperty("")
 
     def enter(self, root: Any, **options: Any) -> None:
@@ -66,6 +67,7 @@ class SheetScreen(Screen):
         self.ids.rows.data = sheet_lines(g)
         self.ids.rows.scroll_y = 0  # the newest hand at the bottom, in view
         self.pending = g.pending is not None
+        self.drafting = bool(g.draft)
         if g.pending is not None:
             self.status = "A hand is waiting to be confirmed."
         elif g.draft:
@@ -73,9 +75,15 @@ class SheetScreen(Screen):
         else:
             self.status = f"{seat_name(g.dealer)} deals hand {len(g.hands) + 1}."
 
-    def enter_hand(self) -> None:
+    def enter_hand(self, maker: str | None) -> None:
+        """Quick entry, starting with who said play (one tap for two); or the hand in hand."""
         g = self.root_.game
-        self.root_.show("summary" if g.pending else "quick")
+        if g.pending:
+            self.root_.show("summary")
+        elif maker is None and not g.draft:
+            self.root_.show("quick", passed_out=True)
+        else:
+            self.root_.show("quick", maker=maker)
 
     def card_by_card(self) -> None:
         self.root_.show("cards")

@@ -102,6 +102,18 @@ class Kiosk:
                     return
         raise KeyError(f"no button {text!r} on the {self.root.manager.current} screen")
 
+    def tap_exact(self, text: str) -> None:
+        """Taps the visible button whose text is exactly ``text``."""
+        from kivy.uix.button import Button
+
+        roots = self._popups() or [self.screen]
+        for root in roots:
+            for w in root.walk():
+                if isinstance(w, Button) and w.text == text and not w.disabled and w.opacity > 0:
+                    self.tap(w)
+                    return
+        raise KeyError(f"no button {text!r} on the {self.root.manager.current} screen")
+
     def screenshot(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.frames(3)

@@ -1,0 +1,213 @@
+"""The kiosk driven by simulated touches through whole games, on a real database file."""
+
+from __future__ import annotations
+
+from engine.seats import E, N
+from tests.test_hand import RENEGE
+from tests.ui.flows import quick_hand, start_game
+
+
+def test_a_new_game_opens_the_sheet_with_the_teams_and_the_deal(kiosk):
+    start_game(kiosk)
+    assert kiosk.root.manager.current == "sheet"
+    assert kiosk.text("ns_name").startswith("Ruminers") and kiosk.text("ew_name").startswith("Mackeys")
+    assert kiosk.root.header.dealer == "N" and kiosk.text("status") == "N deals hand 1."
+    g = kiosk.table.open_game()
+    assert g.teams == {"NS": "Ruminers", "EW": "Mackeys"} and g.dealer == N
+
+
+def test_team_names_are_required_and_said_next_to_the_field(kiosk):
+    kiosk.tap("new_game")
+    kiosk.tap("to_deal")
+    assert kiosk.text("notes") == "Give team NS a name." and kiosk.screen.step == "names"
+
+
+def test_the_jack_draw_is_dealt_on_screen(kiosk):
+    start_game(kiosk, first=None)
+    g = kiosk.table.open_game()
+    assert g.draw and kiosk.root.manager.current == "sheet" and kiosk.root.header.dealer == "NESW"[g.first_dealer]
+
+
+def test_a_typical_quick_entry_hand_takes_at_most_8_taps(kiosk):
+    start_game(kiosk)
+    kiosk.taps = 0
+    quick_hand(kiosk, "E", "H", "92", melds=(("N", "dad (3)"),))  # EW's 92 (E's team), N's dad A-K-Q of trump
+    assert kiosk.taps <= 8, kiosk.taps
+    g = kiosk.table.open_game()
+    # N's dad of trump A-K-Q is dad and bell: 40 for NS, so EW (92) are set by NS (70 + 40).
+    assert g.sheet.totals == (110, 0) and kiosk.text("ns_total") == "110"
+    assert kiosk.widget("rows").data[-1]["ew"] == "XX"
+
+
+def test_five_quick_hands_with_a_set_and_a_renege(kiosk):
+    start_game(kiosk)
+    quick_hand(kiosk, "E", "H", "70", team="NS")  # EW 92 made
+    quick_hand(kiosk, "S", "S", "81", team="NS")  # 81-81: NS set
+    quick_hand(kiosk, "S", "C", "130", team="NS", melds=(("W", "fifty (4)"),))  # EW 32 + fifty and bell 70
+    quick_hand(kiosk, "W", "D", "50", team="NS", renege=("EW", "table talk"))
+    quick_hand(kiosk, "N", "S", "90", team="NS")
+    g = kiosk.table.open_game()
+    rows = kiosk.widget("rows").data
+    assert [r["ns"] for r in rows] == ["70", "XX", "130", "162", "90"]
+    assert [r["ew"] for r in rows] == ["92", "81", "102", "-", "72"]
+    assert "renege EW" in rows[3]["note"]
+    assert g.sheet.totals == (452, 347) and kiosk.text("ns_total") == "452" and kiosk.text("ew_total") == "347"
+    assert kiosk.root.header.dealer == "E" and g.dealer == E
+
+
+def test_an_impossible_entry_is_refused_next_to_the_field(kiosk):
+    start_game(kiosk)
+    kiosk.tap("play_E")
+    kiosk.tap("trump_H")
+    kiosk.tap_exact("1")
+    kiosk.tap("done")
+    assert kiosk.root.manager.current == "quick"
+    assert "no card is worth 1 point" in kiosk.text("note_points") and kiosk.text("note_bidding") == ""
+    kiosk.tap_exact("0")
+    kiosk.tap("done")
+    assert kiosk.root.manager.current == "summary"
+
+
+def test_the_summary_says_made_or_set_before_the_other_team_confirms(kiosk):
+    start_game(kiosk)
+    quick_hand(kiosk, "S", "S", "81", team="NS", confirm=False)
+    assert "NS set (XX)" in kiosk.text("headline") and kiosk.text("ns") == "0" and kiosk.text("ew") == "81"
+    assert kiosk.text("confirm") == "EW: confirm ✓"
+    kiosk.tap("change")
+    assert kiosk.root.manager.current == "quick" and kiosk.screen.entry.points == "81"
+    kiosk.tap("done")
+    kiosk.tap("confirm")
+    assert kiosk.table.open_game().sheet.totals == (0, 81)
+
+
+def test_a_double_tap_on_confirm_saves_the_hand_once(kiosk):
+    start_game(kiosk)
+    quick_hand(kiosk, "E", "H", "70", team="NS", confirm=False)
+    confirm = kiosk.widget("confirm")
+    kiosk.screen.confirm()  # the first registration
+    kiosk.manager_screen = kiosk.root.manager.get_screen("summary")
+    kiosk.manager_screen.confirm()  # the same tap registered again
+    g = kiosk.table.open_game()
+    assert len(g.hands) == 1 and confirm is not None
+
+
+def test_card_by_card_with_a_renege_shown_and_recorded(kiosk):
+    start_game(kiosk)
+    kiosk.tap("card_by_card")
+    kiosk.tap("maker_E")
+    kiosk.tap("trump_H")
+    assert kiosk.text("turn") == "E (EW) to play"
+    for i, name in enumerate(RENEGE[:9]):
+        kiosk.tap(f"card_{name}")
+    assert "Trick 3" in kiosk.text("trick") and kiosk.text("so_far") == "So far NS 74 · EW 0"
+    kiosk.tap("card_TH")  # E plays the 10 of trump he held when he threw a club on trick 2
+    assert "renege by E" in kiosk.text("question") and "must trump: you hold 10♥" in kiosk.text("question")
+    kiosk.tap("yes")
+    assert kiosk.text("turn") == "Renege by EW: play ends."
+    kiosk.tap("done")
+    assert "Renege by EW" in kiosk.text("headline")
+    kiosk.tap("confirm")
+    g = kiosk.table.open_game()
+    assert g.sheet.totals == (162, 0)  # play ended before S's Q of trump showed a bell
+    assert g.hands[0].record["plays"][:10] == RENEGE[:10]
+
+
+def test_a_wrong_card_can_be_refused_at_the_renege_question(kiosk):
+    start_game(kiosk)
+    kiosk.tap("card_by_card")
+    kiosk.tap("maker_E")
+    kiosk.tap("trump_H")
+    for name in RENEGE[:9]:
+        kiosk.tap(f"card_{name}")
+    kiosk.tap("card_TH")
+    kiosk.tap("no")
+    assert len(kiosk.table.open_game().draft["plays"]) == 9 and not kiosk.widget("card_TH").disabled
+
+
+def test_undo_is_one_tap_and_takes_back_the_deal_move_too(kiosk):
+    start_game(kiosk)
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    kiosk.tap("deal_next")
+    assert kiosk.root.header.dealer == "S"
+    kiosk.tap("undo")
+    assert kiosk.root.header.dealer == "E"
+    kiosk.tap("undo")
+    assert kiosk.table.open_game().pending is not None and kiosk.text("enter_hand") == "Confirm hand"
+
+
+def test_an_owner_correction_needs_the_pin_and_a_reason(kiosk):
+    kiosk.table.set_pin("2468")
+    start_game(kiosk)
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    kiosk.tap("owner")
+    for d in "1111":
+        kiosk.tap_exact(d)
+    kiosk.tap("unlock")
+    assert kiosk.text("notes") == "wrong PIN" and kiosk.screen.step == "pin"
+    for d in "2468":
+        kiosk.tap_exact(d)
+    kiosk.tap("unlock")
+    kiosk.tap("correct")
+    kiosk.tap("hand_1")
+    assert kiosk.root.manager.current == "quick" and kiosk.screen.entry.points == "92"
+    kiosk.tap_exact("C")
+    type_digits = "62"
+    for d in type_digits:
+        kiosk.tap_exact(d)
+    kiosk.tap("done")
+    kiosk.tap_exact("points entered wrong")
+    g = kiosk.table.open_game()
+    # EW named trump and took 62: set.
+    assert g.sheet.totals == (100, 0) and g.hands[0].corrections[0].reason == "points entered wrong"
+    assert kiosk.root.manager.current == "sheet" and kiosk.text("ns_total") == "100"
+
+
+def test_restart_resumes_the_game_and_the_half_entered_hand(kiosk):
+    start_game(kiosk)
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    kiosk.tap("play_S")
+    kiosk.tap("trump_C")
+    kiosk.restart()
+    assert kiosk.root.manager.current == "sheet" and kiosk.text("ns_total") == "70"
+    assert kiosk.text("enter_hand") == "Continue hand" and kiosk.root.header.trump.endswith("♣[/color]")
+    kiosk.tap("enter_hand")
+    assert kiosk.screen.entry.maker == "S" and kiosk.screen.entry.trump == "C"
+
+
+def test_game_over_shows_the_winner_and_the_final_sheet(kiosk):
+    start_game(kiosk)
+    for maker in ("N", "E", "S", "W"):
+        quick_hand(kiosk, maker, "S", "162", team="NS")
+    assert kiosk.root.manager.current == "over"
+    assert kiosk.text("headline") == "W  Ruminers win 648 – 0 over Mackeys"
+    assert len(kiosk.widget("rows").data) == 4
+    kiosk.tap("new_game")
+    assert kiosk.root.manager.current == "start"
+
+
+def test_replay_steps_through_a_hand_with_its_renege(kiosk):
+    start_game(kiosk)
+    kiosk.tap("card_by_card")
+    kiosk.tap("maker_E")
+    kiosk.tap("trump_H")
+    for name in RENEGE[:9]:
+        kiosk.tap(f"card_{name}")
+    kiosk.tap("card_TH")
+    kiosk.tap("yes")
+    kiosk.tap("done")
+    kiosk.tap("confirm")
+    kiosk.tap("replay")
+    assert "RENEGE by EW in trick 2" in kiosk.text("banner")
+    kiosk.tap("next_trick")
+    kiosk.tap("next_trick")
+    assert "Trick 2: N leads" in kiosk.text("body") and "must trump: you hold 10♥" in kiosk.text("body")
+    kiosk.tap("prev_trick")
+    assert "Trick 1: E leads" in kiosk.text("body")
+
+
+def test_replay_of_a_quick_hand_shows_its_entry_and_trail(kiosk):
+    start_game(kiosk)
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    kiosk.tap("replay")
+    body = kiosk.text("body")
+    assert "Entered quickly" in body and "entered" in body and "confirmed" in body and E == 1
