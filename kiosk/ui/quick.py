@@ -9,7 +9,7 @@ from kivy.properties import DictProperty, ListProperty, NumericProperty, ObjectP
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 
-from engine.cards import SUIT_NAMES, SUIT_WORDS
+from engine.cards import SUIT_NAMES
 from engine.seats import SEAT_NAMES
 from kiosk.ui import theme
 from kiosk.ui.app import action_id
@@ -233,7 +233,7 @@ class QuickScreen(Screen):
         }
         self.ids.points_mine.text = f"{e.points_team} {e.points or '–'}"
         other = "EW" if e.points_team == "NS" else "NS"
-        self.ids.points_other.text = f"{other} {e.other_points()}"
+        self.ids.points_other.text = f"{other} {e.other_points()} (162 − {e.points_team})"
         for s in SEAT_NAMES:
             self.ids[f"maker_{s}"].chosen = e.maker == s
             row = self.ids[f"melds_{s}"]
@@ -251,7 +251,7 @@ class QuickScreen(Screen):
                 row.add_widget(b)
         for i, suit in enumerate(SUIT_NAMES):
             self.ids[f"trump_{suit}"].chosen = e.trump == suit
-            self.ids[f"trump_{suit}"].text = f"{theme.suit_markup(i)} {SUIT_WORDS[i]}"
+            self.ids[f"trump_{suit}"].text = theme.suit_markup(i)  # the shape says it; words would not fit
         self.ids.passed_out.chosen = e.passed_out
         self.ids.points_NS.chosen = e.points_team == "NS"
         self.ids.points_EW.chosen = e.points_team == "EW"

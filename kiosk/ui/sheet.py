@@ -64,8 +64,10 @@ class SheetScreen(Screen):
         g = self.root_.game
         if g is None:
             return
-        self.ids.rows.data = sheet_lines(g)
-        self.ids.rows.scroll_y = 0  # the newest hand at the bottom, in view
+        rows = self.ids.rows
+        rows.data = sheet_lines(g)
+        # The newest hand stays in view: scroll to the bottom once the sheet is longer than the screen.
+        rows.scroll_y = 0 if len(rows.data) * 44 > rows.height else 1
         self.pending = g.pending is not None
         self.drafting = bool(g.draft)
         if g.pending is not None:

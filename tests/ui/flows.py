@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tests.ui.harness import Kiosk
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importing the harness imports Kivy, which must be configured first
+    from tests.ui.harness import Kiosk
 
 
 def type_text(k: Kiosk, text: str) -> None:

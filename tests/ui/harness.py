@@ -115,7 +115,10 @@ class Kiosk:
         raise KeyError(f"no button {text!r} on the {self.root.manager.current} screen")
 
     def screenshot(self, path: Path) -> Path:
+        """The window as drawn, saved to exactly ``path``."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.frames(3)
-        saved = Window.screenshot(name=str(path))
-        return Path(saved)
+        path.unlink(missing_ok=True)
+        saved = Path(Window.screenshot(name=str(path)))  # Kivy adds a counter: path stem + 0001
+        saved.replace(path)
+        return path

@@ -1,0 +1,97 @@
+"""Walks through every screen and saves a screenshot of each (``python -m tests.ui.shoot WxH DIR``).
+
+Run in a process of its own per panel size: Kivy's window takes its size when it is created.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.test_hand import RENEGE
+from tests.ui.flows import quick_hand
+
+
+def every_screen(kiosk, size, shoot):
+    """Walks through every screen, calling ``shoot(name)`` on each."""
+    shoot("01-start")
+    kiosk.tap("new_game")
+    for ch in "RUMINERS":
+        kiosk.tap_exact(ch)
+    shoot("02-start-names")
+    kiosk.tap("field_EW")
+    for ch in "MACKEYS":
+        kiosk.tap_exact(ch)
+    kiosk.tap("to_deal")
+    shoot("03-start-first-dealer")
+    kiosk.tap("draw")
+    shoot("04-jack-draw")
+    kiosk.tap("draw_done")
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    quick_hand(kiosk, "S", "S", "81", team="NS")
+    quick_hand(kiosk, "W", "D", "50", team="NS", renege=("EW", "table talk"))
+    shoot("05-sheet")
+    kiosk.tap("play_N")
+    kiosk.tap("trump_S")
+    kiosk.tap_exact("9")
+    kiosk.tap_exact("0")
+    kiosk.tap(kiosk.widget("meldrow_E").ids.add)
+    shoot("06-meld-picker")
+    kiosk.tap_exact("fifty (4)")
+    shoot("07-quick-entry")
+    kiosk.tap("done")
+    shoot("08-summary")
+    kiosk.tap("change")
+    kiosk.tap("cancel")
+    kiosk.tap("card_by_card")
+    kiosk.tap("maker_E")
+    kiosk.tap("trump_H")
+    for name in RENEGE[:9]:
+        kiosk.tap(f"card_{name}")
+    shoot("09-card-by-card")
+    kiosk.tap("card_TH")
+    shoot("10-renege-question")
+    kiosk.tap("yes")
+    kiosk.tap("done")
+    kiosk.tap("confirm")
+    kiosk.tap("replay")
+    kiosk.tap("next_trick")
+    kiosk.tap("next_trick")
+    shoot("11-replay")
+    kiosk.tap("back")
+    kiosk.table.set_pin("2468")
+    kiosk.tap("owner")
+    for d in "24":
+        kiosk.tap_exact(d)
+    shoot("12-owner-pin")
+    for d in "68":
+        kiosk.tap_exact(d)
+    kiosk.tap("unlock")
+    shoot("13-owner-menu")
+    kiosk.tap("settings")
+    shoot("14-owner-settings")
+    kiosk.screen.step = "menu"
+    kiosk.frames(3)
+    kiosk.tap("close")
+    while kiosk.root.manager.current != "over":
+        quick_hand(kiosk, "N", "S", "162", team="NS")
+    shoot("15-game-over")
+
+
+def main() -> None:
+    width, height = (int(v) for v in sys.argv[1].split("x"))
+    out = Path(sys.argv[2])
+    from kiosk.ui.boot import Display, configure
+
+    configure(Display(width, height, headless=True), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
+    from tests.ui.harness import Kiosk
+
+    with tempfile.TemporaryDirectory() as tmp:
+        kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height))
+        every_screen(kiosk, (width, height), lambda name: kiosk.screenshot(out / f"{name}.png"))
+        kiosk.close()
+
+
+if __name__ == "__main__":
+    main()

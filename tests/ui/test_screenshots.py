@@ -1,0 +1,35 @@
+"""A screenshot of every screen at both panel sizes, into tests/screenshots/, none of them blank."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from PIL import Image
+
+from tests.helpers import ROOT
+from tests.ui.conftest import SCREENSHOTS
+
+NAMES = ["01-start", "02-start-names", "03-start-first-dealer", "04-jack-draw", "05-sheet", "06-meld-picker",
+         "07-quick-entry", "08-summary", "09-card-by-card", "10-renege-question", "11-replay", "12-owner-pin",
+         "13-owner-menu", "14-owner-settings", "15-game-over"]  # fmt: skip
+
+
+@pytest.mark.parametrize("size", [(800, 480), (720, 1280)], ids=["800x480", "720x1280"])
+def test_every_screen_at_both_sizes(size):
+    folder = SCREENSHOTS / f"{size[0]}x{size[1]}"
+    for old in folder.glob("*.png"):
+        old.unlink()
+    run = subprocess.run([sys.executable, "-m", "tests.ui.shoot", f"{size[0]}x{size[1]}", str(folder)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    for name in NAMES:
+        image = Image.open(folder / f"{name}.png").convert("RGB")
+        assert image.size == size
+        colours = image.getcolors(maxcolors=1 << 20)
+        assert colours is None or len(colours) > 12, f"{name} at {size} looks blank"
+        if colours:
+            background = max(colours)[1]
+            busy = sum(n for n, c in colours if c != background)
+            assert busy > size[0] * size[1] * 0.05, f"{name} at {size} is nearly empty"
