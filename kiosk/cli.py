@@ -382,6 +382,83 @@ def pin_set(session: Session, new: str, old_pin: str | None) -> None:
     click.echo("PIN set")
 
 
+# ---- the kiosk ---------------------------------------------------------------------------------
+
+
+def _on_console() -> bool:
+    """No desktop session: the Pi's console, where SDL draws straight to the display (KMS)."""
+    import os
+
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+@cli.command("kiosk")
+@db_option
+@click.option("--size", metavar="WxH", help="The panel size, e.g. 800x480 or 720x1280.")
+@click.option("--rotation", type=click.Choice(["0", "90", "180", "270"]), help="Rotate the screen (degrees).")
+@click.option("--fullscreen/--window", default=None, help="Fullscreen (default on the Pi's console) or a window.")
+@click.option("--headless", is_flag=True, help="Draw offscreen, with no display (for checks and benchmarks).")
+@click.option("--exit-at-first-frame", is_flag=True, hidden=True, help="Benchmarks: stop once the sheet is drawn.")
+def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullscreen: bool | None, headless: bool,
+                  exit_at_first_frame: bool) -> None:  # fmt: skip
+    """Run the score sheet on the touchscreen (a window on a desktop)."""
+    import logging
+    import os
+    from pathlib import Path
+
+    from kiosk.config import ConfigError, load_config
+    from kiosk.game_state import ActionRefused
+
+    # Kivy logs through Python's logging: one line each, to standard error (the journal on a Pi).
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from kiosk.store import StoreError, open_store
+
+    flags: dict[str, Any] = {"db": db, "rotation": rotation}
+    if size:
+        w, _, h = size.lower().partition("x")
+        flags.update(width=w, height=h)
+    if fullscreen is not None:
+        flags["fullscreen"] = fullscreen
+    try:
+        cfg = load_config(flags)
+    except ConfigError as e:
+        _fail([str(e)])
+    if not headless and _on_console() and not any(Path("/dev/dri").glob("card*")):
+        _fail(["kiosk: no display here (no desktop session and no /dev/dri): run it on a desktop, on the Pi, "
+               "or with --headless"])  # fmt: skip
+    try:
+        store, report = open_store(cfg.db, cfg.backup_dir, cfg.damaged_dir)
+    except StoreError as e:
+        _fail([str(e)])
+    # The owner's choices on the screen (rotation, dimming) win over the file's defaults.
+    rotation_now = int(store.setting("rotation") or cfg.rotation) if rotation is None else int(rotation)
+    dim_after = int(store.setting("dim_after") or cfg.dim_after)
+    console = _on_console()
+    from kiosk.ui.boot import Display, configure
+
+    display = Display(
+        width=cfg.width, height=cfg.height, rotation=rotation_now, headless=headless,
+        fullscreen=(cfg.fullscreen == "yes" or (cfg.fullscreen == "auto" and console)) and not headless,
+        touch=cfg.touch == "yes" or (cfg.touch == "auto" and console and not headless),
+    )  # fmt: skip
+    configure(display, kivy_home=cfg.db.parent / "kivy")
+    from kiosk.table import Table
+    from kiosk.ui.app import KioskApp
+
+    app = KioskApp(Table(store, source="screen"), report.notice, dim_after=dim_after, backup_dir=cfg.backup_dir,
+                   backups_keep=cfg.backups_keep, exit_at_first_frame=exit_at_first_frame)  # fmt: skip
+    try:
+        app.run()
+    except (ActionRefused, StoreError) as e:
+        _fail([f"kiosk: {e}"])
+    finally:
+        store.close()
+    if app.exit_action == "restart":
+        os.execv(sys.executable, [sys.executable, "-m", "kiosk", *sys.argv[1:]])
+    if app.exit_action == "shutdown" and os.environ.get("INVOCATION_ID"):  # running as the systemd service
+        os.execvp("systemctl", ["systemctl", "poweroff"])
+
+
 def main() -> None:
     """Entry point: never lets a traceback reach the table."""
     try:

@@ -32,6 +32,12 @@ class Config:
     db: Path
     backup_dir: Path
     backups_keep: int = 14
+    width: int = 800  # the panel, before rotation: 800x480 (7" display), 720x1280 (Touch Display 2)
+    height: int = 480
+    rotation: int = 0  # degrees, 0 90 180 270: Kivy rotates (the kernel's rotation does not reach SDL)
+    fullscreen: str = "auto"  # auto: fullscreen on the Pi's console (no desktop), a window on a desktop
+    touch: str = "auto"  # auto: SDL finger events on the Pi's console, the mouse on a desktop
+    dim_after: int = 300  # seconds without a touch before the screen dims; 0 never
     source: str = "defaults"  # the config file read, for messages
 
     @property
@@ -55,7 +61,52 @@ def _count(value: Any) -> int:
     return value
 
 
-KEYS = {"db": ("CLABBER_DB", _path), "backup_dir": ("CLABBER_BACKUP_DIR", _path), "backups_keep": (None, _count)}
+def _pixels(value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 200 <= value <= 4000:
+        raise ValueError("must be a whole number of pixels from 200 to 4000")
+    return value
+
+
+def _rotation(value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if value not in (0, 90, 180, 270) or isinstance(value, bool):
+        raise ValueError("must be 0, 90, 180 or 270")
+    return value
+
+
+def _switch(value: Any) -> str:
+    text = str(value).strip().lower() if not isinstance(value, bool) else ("yes" if value else "no")
+    if text in ("auto",):
+        return "auto"
+    if text in ("yes", "true", "1", "on"):
+        return "yes"
+    if text in ("no", "false", "0", "off"):
+        return "no"
+    raise ValueError("must be auto, yes or no")
+
+
+def _seconds(value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 86400:
+        raise ValueError("must be a whole number of seconds from 0 (never) to 86400")
+    return value
+
+
+KEYS = {
+    "db": ("CLABBER_DB", _path),
+    "backup_dir": ("CLABBER_BACKUP_DIR", _path),
+    "backups_keep": (None, _count),
+    "width": (None, _pixels),
+    "height": (None, _pixels),
+    "rotation": (None, _rotation),
+    "fullscreen": (None, _switch),
+    "touch": (None, _switch),
+    "dim_after": (None, _seconds),
+}
 
 
 def config_file(env: Mapping[str, str]) -> Path | None:

@@ -64,9 +64,8 @@ def trick_lines(hand: Hand, number: int) -> list[str]:
         )
         r = reneges.get(i)
         if r is not None:
-            lines.append(
-                f"  ** RENEGE by {_who(seat)}: played {card_symbol(c)} — {r.reason}. Legal: {names(r.legal or 0, hand.trump)}"
-            )
+            legal = names(r.legal or 0, hand.trump)
+            lines.append(f"  ** RENEGE by {_who(seat)}: played {card_symbol(c)} — {r.reason}. Legal: {legal}")
     if trick.winner is not None:
         so_far[team_of(trick.winner)] += trick.points
         last = " (last trick, 10 included)" if number == 6 else ""

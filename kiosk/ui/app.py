@@ -63,9 +63,7 @@ class KioskRoot(FloatLayout):
         from kiosk.ui.widgets import Header
 
         self.header = Header()
-        self.manager = ScreenManager(transition=NoTransition())
-        for name in SCREENS:
-            self.manager.add_widget(_screen(name))
+        self.manager = ScreenManager(transition=NoTransition())  # screens are built when first shown
         self.box.add_widget(self.header)
         self.box.add_widget(self.manager)
         self.add_widget(self.box)
@@ -86,6 +84,8 @@ class KioskRoot(FloatLayout):
 
     def show(self, name: str, **options: Any) -> None:
         """Switches screens; the new screen reads the game afresh."""
+        if not self.manager.has_screen(name):
+            self.manager.add_widget(_screen(name))
         screen = self.manager.get_screen(name)
         screen.enter(self, **options)
         self.manager.current = name
@@ -144,16 +144,33 @@ def load_style() -> None:
     Window.clearcolor = theme.BG
 
 
+def _rss_kb() -> int:
+    """This process's resident memory, for the benchmarks."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 class KioskApp(App):
     """``clabber kiosk``: the score sheet on the table's touchscreen."""
 
     title = "Clabber"
 
-    def __init__(self, table: Table, notice: str | None = None, dim_after: float = 300, **kw: Any) -> None:
+    def __init__(self, table: Table, notice: str | None = None, dim_after: float = 300,
+                 backup_dir: Path | None = None, backups_keep: int = 14, exit_at_first_frame: bool = False,
+                 **kw: Any) -> None:  # fmt: skip
         super().__init__(**kw)
         self.table = table
         self.notice = notice
         self.dim_after = dim_after
+        self.backup_dir = backup_dir
+        self.backups_keep = backups_keep
+        self.exit_action: str | None = None  # "restart" or "shutdown", chosen in the owner's menu
+        self._exit_at_first_frame = exit_at_first_frame
         self._idle: Any = None
 
     def build(self) -> KioskRoot:
@@ -162,7 +179,14 @@ class KioskApp(App):
         if self.dim_after > 0:
             Window.bind(on_touch_down=self._touched)
             self._idle = Clock.schedule_once(self._dim, self.dim_after)
+        if self._exit_at_first_frame:
+            Window.bind(on_flip=self._first_frame)
         return root
+
+    def _first_frame(self, *_: Any) -> None:
+        Window.unbind(on_flip=self._first_frame)
+        print(f"first-frame rss_kb={_rss_kb()}", flush=True)
+        self.stop()
 
     def _touched(self, *_: Any) -> None:
         if self._idle is not None:

@@ -23,6 +23,7 @@ class Display:
     fullscreen: bool = False
     touch: bool = False  # True: SDL finger events only (a touchscreen); False: the mouse provider only
     headless: bool = False  # draw offscreen (tests, benchmarks, screenshots)
+    maxfps: int = 30  # a score sheet needs no more, and the Pi stays cool; 0: as fast as it can (measuring)
 
 
 def font_path(bold: bool = False) -> str:
@@ -54,6 +55,7 @@ def configure(display: Display, kivy_home: Path | None = None) -> None:
     Config.set("graphics", "width", str(display.width))
     Config.set("graphics", "height", str(display.height))
     Config.set("graphics", "rotation", str(display.rotation))
+    Config.set("graphics", "maxfps", str(display.maxfps))
     Config.set("graphics", "fullscreen", "auto" if display.fullscreen else "0")
     Config.set("graphics", "show_cursor", "0" if display.touch else "1")
     Config.set("kivy", "exit_on_escape", "0")

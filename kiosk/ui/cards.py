@@ -157,7 +157,7 @@ class CardsScreen(Screen):
         self.root_.show("sheet")
 
     def _save(self, record: dict[str, Any]) -> None:
-        state, problems = self.root_.act(self.root_.table.save_draft, self.root_.game_id, record, action_id=action_id())
+        _, problems = self.root_.act(self.root_.table.save_draft, self.root_.game_id, record, action_id=action_id())
         self.notes = "\n".join(problems)
 
     def _show(self, hand: Any = None) -> None:

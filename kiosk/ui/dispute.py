@@ -88,11 +88,9 @@ class ReplayScreen(Screen):
             lines = opening_lines(hand)
             if not hand.plays:
                 lines += ["Entered quickly:"] + [f"  {line}" for line in result_lines(hand, g.rules)]
-            trail = entry.trail()
-            lines.append("Trail: " + "; ".join(
-                f"{t['what']} {t['at'][11:16]} UTC from the {t['source']}" + (f" ({t['reason']})" if t["reason"] else "")
-                for t in trail
-            ))  # fmt: skip
+            steps = [f"{t['what']} {t['at'][11:16]} UTC from the {t['source']}" + (f" ({t['reason']})" if t["reason"]
+                     else "") for t in entry.trail()]  # fmt: skip
+            lines.append("Trail: " + "; ".join(steps))
             self.body = _mark_reneges(lines)
         elif self.trick_number <= self.tricks:
             self.body = _mark_reneges(trick_lines(hand, self.trick_number))

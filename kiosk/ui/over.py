@@ -45,6 +45,6 @@ class OverScreen(Screen):
     def undo(self) -> None:
         from kiosk.ui.app import action_id
 
-        state, problems = self.root_.act(self.root_.table.undo, self.root_.game_id, action_id=action_id())
+        state, _ = self.root_.act(self.root_.table.undo, self.root_.game_id, action_id=action_id())
         if state is not None and state.status == "open":
             self.root_.show("summary" if state.pending else "sheet")

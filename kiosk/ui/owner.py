@@ -53,7 +53,7 @@ class OwnerScreen(Screen):
             self.pin += key
 
     def unlock(self) -> None:
-        state, problems = self.root_.act(self.root_.table.check_pin, self.pin)
+        _, problems = self.root_.act(self.root_.table.check_pin, self.pin)
         if problems:
             self.notes = "\n".join(problems)
             self.pin = ""

@@ -241,8 +241,8 @@ class QuickScreen(Screen):
             from kiosk.ui.widgets import Big
 
             for i, chip in enumerate(e.melds.get(s, ())):
-                b = Big(text=f"{chip.words()} {theme.suit_markup(chip.suit) if chip.kind != 'four' else ''}",
-                        font_size="16sp")  # fmt: skip
+                suit = theme.suit_markup(chip.suit) if chip.kind != "four" else ""
+                b = Big(text=f"{chip.words()} {suit} · {chip.points}", font_size="16sp")
                 b.bind(on_release=lambda _b, seat=s, index=i: self.open_melds(seat, index))
                 row.add_widget(b)
             if e.bell == s:

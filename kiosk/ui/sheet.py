@@ -65,7 +65,11 @@ class SheetScreen(Screen):
         if g is None:
             return
         rows = self.ids.rows
-        rows.data = sheet_lines(g)
+        lines = sheet_lines(g)
+        if len(lines) > len(rows.data) and lines[: len(rows.data)] == list(rows.data):
+            rows.data.extend(lines[len(rows.data) :])  # only the new hand is laid out and drawn
+        elif lines != list(rows.data):
+            rows.data = lines
         # The newest hand stays in view: scroll to the bottom once the sheet is longer than the screen.
         rows.scroll_y = 0 if len(rows.data) * 44 > rows.height else 1
         self.pending = g.pending is not None

@@ -43,9 +43,6 @@ class Compass(FloatLayout):
     dealer = StringProperty("")
     players = StringProperty("")  # unused names fall back to the seat letter
 
-    def label(self, seat: str) -> str:
-        return seat
-
 
 class Header(BoxLayout):
     """Always on top: team names and totals, whose deal it is, the trump of the hand in progress."""

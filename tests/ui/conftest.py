@@ -12,7 +12,7 @@ from kiosk.ui.boot import Display, configure
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 
-configure(Display(headless=True), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
+configure(Display(headless=True, maxfps=0), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
 os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
 
 

@@ -84,7 +84,7 @@ def main() -> None:
     out = Path(sys.argv[2])
     from kiosk.ui.boot import Display, configure
 
-    configure(Display(width, height, headless=True), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
+    configure(Display(width, height, headless=True, maxfps=0), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
     from tests.ui.harness import Kiosk
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -97,7 +97,7 @@ def test_card_by_card_with_a_renege_shown_and_recorded(kiosk):
     kiosk.tap("maker_E")
     kiosk.tap("trump_H")
     assert kiosk.text("turn") == "E (EW) to play"
-    for i, name in enumerate(RENEGE[:9]):
+    for name in RENEGE[:9]:
         kiosk.tap(f"card_{name}")
     assert "Trick 3" in kiosk.text("trick") and kiosk.text("so_far") == "So far NS 74 · EW 0"
     kiosk.tap("card_TH")  # E plays the 10 of trump he held when he threw a club on trick 2
@@ -211,3 +211,41 @@ def test_replay_of_a_quick_hand_shows_its_entry_and_trail(kiosk):
     kiosk.tap("replay")
     body = kiosk.text("body")
     assert "Entered quickly" in body and "entered" in body and "confirmed" in body and E == 1
+
+
+def test_a_damaged_database_notice_is_shown_at_start_and_in_the_owner_menu(tmp_path):
+    from tests.ui.harness import Kiosk
+
+    k = Kiosk(tmp_path / "clabber.db", notice="The database was damaged (test). It was moved to /x.")
+    try:
+        assert "database was damaged" in k.text("notes")
+        k.table.set_pin("2468")
+        start_game(k)
+        k.tap("owner")
+        assert "database was damaged" in k.text("message")
+    finally:
+        k.close()
+
+
+def test_the_screen_dims_when_idle_and_the_first_touch_only_wakes_it(kiosk):
+    from kiosk.ui.app import KioskApp
+
+    start_game(kiosk)
+    app = KioskApp(kiosk.table, dim_after=600)
+    app.root = kiosk.root
+    app._dim()
+    assert kiosk.root.dimmer.level > 0
+    kiosk.tap("deal_next")  # wakes the screen; the deal does not move
+    assert kiosk.root.dimmer.level == 0 and kiosk.table.open_game().dealer == N
+    kiosk.tap("deal_next")
+    assert kiosk.table.open_game().dealer == E
+
+
+def test_meld_chips_show_their_worth(kiosk):
+    start_game(kiosk)
+    kiosk.tap("play_E")
+    kiosk.tap("trump_H")
+    kiosk.tap(kiosk.widget("meldrow_S").ids.add)
+    kiosk.tap_exact("fifty (4)")
+    chips = [w.text for w in kiosk.widget("melds_S").children]
+    assert any("fifty A" in t and "· 50" in t for t in chips)
