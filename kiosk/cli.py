@@ -398,9 +398,11 @@ def _on_console() -> bool:
 @click.option("--rotation", type=click.Choice(["0", "90", "180", "270"]), help="Rotate the screen (degrees).")
 @click.option("--fullscreen/--window", default=None, help="Fullscreen (default on the Pi's console) or a window.")
 @click.option("--headless", is_flag=True, help="Draw offscreen, with no display (for checks and benchmarks).")
+@click.option("--gpio", type=click.Choice(["auto", "mock", "off"]), help="Dealer buttons and seat lights: the Pi's "
+              "pins if present (auto), mock pins with the keyboard and on-screen lights, or none.")  # fmt: skip
 @click.option("--exit-at-first-frame", is_flag=True, hidden=True, help="Benchmarks: stop once the sheet is drawn.")
 def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullscreen: bool | None, headless: bool,
-                  exit_at_first_frame: bool) -> None:  # fmt: skip
+                  gpio: str | None, exit_at_first_frame: bool) -> None:  # fmt: skip
     """Run the score sheet on the touchscreen (a window on a desktop)."""
     import logging
     import os
@@ -413,7 +415,7 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     from kiosk.store import StoreError, open_store
 
-    flags: dict[str, Any] = {"db": db, "rotation": rotation}
+    flags: dict[str, Any] = {"db": db, "rotation": rotation, "gpio": gpio}
     if size:
         w, _, h = size.lower().partition("x")
         flags.update(width=w, height=h)
@@ -446,7 +448,8 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
     from kiosk.ui.app import KioskApp
 
     app = KioskApp(Table(store, source="screen"), report.notice, dim_after=dim_after, backup_dir=cfg.backup_dir,
-                   backups_keep=cfg.backups_keep, exit_at_first_frame=exit_at_first_frame)  # fmt: skip
+                   backups_keep=cfg.backups_keep, exit_at_first_frame=exit_at_first_frame, gpio=cfg.gpio,
+                   state_dir=cfg.db.parent)  # fmt: skip
     try:
         app.run()
     except (ActionRefused, StoreError) as e:

@@ -38,6 +38,7 @@ class Config:
     fullscreen: str = "auto"  # auto: fullscreen on the Pi's console (no desktop), a window on a desktop
     touch: str = "auto"  # auto: SDL finger events on the Pi's console, the mouse on a desktop
     dim_after: int = 300  # seconds without a touch before the screen dims; 0 never
+    gpio: Any = None  # the checked [gpio] table: a kiosk.buttons.GpioConfig
     source: str = "defaults"  # the config file read, for messages
 
     @property
@@ -135,6 +136,9 @@ def load_config(flags: Mapping[str, Any] | None = None, env: Mapping[str, str] |
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: not valid TOML: {e}") from None
         for key, value in table.items():
+            if key == "gpio":
+                values["gpio"] = (value, f"{path}: gpio")
+                continue
             if key not in KEYS:
                 raise ConfigError(f"{path}: {key}: unknown setting (known: {', '.join(KEYS)})")
             values[key] = (value, f"{path}: {key}")
@@ -143,9 +147,19 @@ def load_config(flags: Mapping[str, Any] | None = None, env: Mapping[str, str] |
         if var and env.get(var):
             values[key] = (env[var], var)
     for key, value in (flags or {}).items():
-        if value is not None:
+        if value is not None and key != "gpio":
             values[key] = (value, f"--{key.replace('_', '-')}")
     parsed: dict[str, Any] = {}
+    gpio_table, gpio_where = values.pop("gpio", ({}, "gpio"))
+    from kiosk.buttons import GpioConfigError, gpio_config
+
+    try:
+        if not isinstance(gpio_table, dict):
+            raise GpioConfigError("gpio: must be a table of settings ([gpio])")
+        parsed["gpio"] = gpio_config(gpio_table, (flags or {}).get("gpio"))
+    except GpioConfigError as e:
+        where = gpio_where.rsplit(": ", 1)[0] + ": " if ": " in gpio_where else ""
+        raise ConfigError(f"{where}{e}") from None
     for key, (value, where) in values.items():
         try:
             parsed[key] = KEYS[key][1](value)

@@ -184,8 +184,8 @@ class GameState:
         if self.pending is not None:
             raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
         step = e.payload.get("step")
-        if step not in (1, -1):
-            raise ActionRefused("the deal moves one seat forward or back")
+        if step not in (1, 2, 3, -1, -2, -3):
+            raise ActionRefused("the deal moves one to three seats forward or back")
         self.moves = (self.moves + step) % 4
         if self.draft is not None:
             self.draft = {**self.draft, "dealer": seat_name(self.dealer)}

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
@@ -185,6 +186,27 @@ class Table:
         record["renege"] = claim if earlier is None else [*(earlier if isinstance(earlier, list) else [earlier]), claim]
         callers = "EW" if reneging == "NS" else "NS"
         return self.enter_hand(game_id, record, by=callers, action_id=action_id)
+
+    def deal_to(self, game_id: int, seat: str, action_id: str | None = None) -> GameState:
+        """The table says who deals now (a seat button): the deal moves there, as one action."""
+        state = self.game(game_id)
+        try:
+            target = parse_seat(seat)
+        except EntryError:
+            raise ActionRefused(f"{seat!r} is not a seat (N, E, S or W)") from None
+        step = (target - state.dealer) % 4
+        if step == 0:
+            raise ActionRefused(f"{seat_name(target)} already deals")
+        return self._act(game_id, ev.DEAL_MOVED, {"step": -1 if step == 3 else step}, action_id=action_id)
+
+    @contextmanager
+    def acting_as(self, source: str) -> Iterator[Table]:
+        """Actions inside are stored as coming from ``source`` (the buttons, say)."""
+        before, self.source = self.source, source
+        try:
+            yield self
+        finally:
+            self.source = before
 
     def move_deal(self, game_id: int, step: int | str, action_id: str | None = None) -> GameState:
         """Moves the deal one seat forward (to the left) or back, as the table did."""

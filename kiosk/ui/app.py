@@ -53,6 +53,7 @@ class KioskRoot(FloatLayout):
     game_id = NumericProperty(0)
     notice = StringProperty("")
     owner_pin = StringProperty("")  # held only while the owner's menu is open
+    panel = ObjectProperty(None, allownone=True)  # the dealer buttons and seat lights, if any
     table = ObjectProperty(None)
 
     def __init__(self, table: Table, notice: str | None = None, **kw: Any) -> None:
@@ -94,6 +95,9 @@ class KioskRoot(FloatLayout):
     def refresh_header(self) -> None:
         g = self.game
         h = self.header
+        if self.panel is not None:
+            # The seat lights follow every change, whoever made it: rules, buttons, undo.
+            self.panel.show(seat_name(g.dealer) if g and g.status == "open" else None, over=bool(g and g.sheet.over))
         if g is None:
             h.ns_name, h.ew_name, h.ns_total, h.ew_total, h.dealer, h.trump = "Clabber", "", "", "", "", ""
             return
@@ -109,11 +113,34 @@ class KioskRoot(FloatLayout):
         try:
             state = fn(*args, **kw)
         except ActionRefused as e:
+            self._refused()
             return None, e.problems
         except StoreError as e:
+            self._refused()
             return None, [str(e)]
         self.refresh_header()
         return state, []
+
+    def _refused(self) -> None:
+        if self.panel is not None:
+            self.panel.refused()
+
+    def panel_action(self, kind: str, arg: Any = None) -> None:
+        """A dealer button, on the main thread: NEXT, BACK, a long BACK (undo), or a seat button."""
+        self.wake()
+        g = self.game
+        if g is None:
+            self._refused()
+            return
+        table = self.table
+        calls = {"next": (table.move_deal, ("next",)), "back": (table.move_deal, ("back",)),
+                 "undo": (table.undo, ()), "seat": (table.deal_to, (arg,))}  # fmt: skip
+        fn, args = calls[kind]
+        with table.acting_as("button"):
+            state, _ = self.act(fn, g.id, *args, action_id=action_id())
+        if state is not None and self.manager.current in ("sheet", "over", "summary"):
+            after = "over" if state.status != "open" else "summary" if state.pending else "sheet"
+            self.show(after)
 
     def table_quiet(self, fn: Any, *args: Any) -> GameState | None:
         """An action whose refusal needs no words now (a half-made entry kept when it can be)."""
@@ -144,6 +171,20 @@ def load_style() -> None:
     Window.clearcolor = theme.BG
 
 
+def post_to_main(fn: Any) -> None:
+    """Runs ``fn`` on Kivy's main thread (gpiozero calls back on threads of its own)."""
+    Clock.schedule_once(lambda _dt: fn(), 0)
+
+
+def mock_keys(gpio: Any) -> dict[int, int]:
+    """Keyboard keys for the buttons with no GPIO: arrows or n/b for NEXT/BACK, 1-4 for seat buttons."""
+    keys = {275: gpio.next_pin, ord("n"): gpio.next_pin, 276: gpio.back_pin, ord("b"): gpio.back_pin}
+    for i, seat in enumerate("NESW"):
+        if seat in gpio.seat_button_pins:
+            keys[ord(str(i + 1))] = gpio.seat_button_pins[seat]
+    return keys
+
+
 def _rss_kb() -> int:
     """This process's resident memory, for the benchmarks."""
     try:
@@ -162,8 +203,11 @@ class KioskApp(App):
 
     def __init__(self, table: Table, notice: str | None = None, dim_after: float = 300,
                  backup_dir: Path | None = None, backups_keep: int = 14, exit_at_first_frame: bool = False,
-                 **kw: Any) -> None:  # fmt: skip
+                 gpio: Any = None, state_dir: Path | None = None, **kw: Any) -> None:  # fmt: skip
         super().__init__(**kw)
+        self.gpio = gpio
+        self.state_dir = state_dir
+        self.panel: Any = None
         self.table = table
         self.notice = notice
         self.dim_after = dim_after
@@ -181,7 +225,49 @@ class KioskApp(App):
             self._idle = Clock.schedule_once(self._dim, self.dim_after)
         if self._exit_at_first_frame:
             Window.bind(on_flip=self._first_frame)
+        if self.gpio is not None and self.gpio.mode != "off":
+            self._start_panel(root)
         return root
+
+    def _start_panel(self, root: KioskRoot) -> None:
+        import logging
+
+        from gpiozero.pins.mock import MockFactory
+
+        from kiosk.buttons import DealerPanel, pin_factory
+
+        factory, what = pin_factory(self.gpio.mode, self.state_dir)
+        logging.getLogger("clabber.gpio").info("dealer buttons and seat lights: %s", what)
+        self.panel = DealerPanel(self.gpio, factory, act=root.panel_action, post=post_to_main)
+        root.panel = self.panel
+        self.panel.self_test()
+        root.refresh_header()
+        if isinstance(factory, MockFactory):
+            # No GPIO here: the keyboard presses the buttons and the screen shows the lights.
+            self._keys = mock_keys(self.gpio)
+            Window.bind(on_key_down=self._key_down, on_key_up=self._key_up)
+            root.header.show_lights = True
+            Clock.schedule_interval(lambda _dt: root.header.set_lights(self.panel.lit()), 0.1)
+
+    def _key_down(self, _w: Any, key: int, *_: Any) -> bool:
+        return self._drive(key, pressed=True)
+
+    def _key_up(self, _w: Any, key: int, *_: Any) -> bool:
+        return self._drive(key, pressed=False)
+
+    def _drive(self, key: int, pressed: bool) -> bool:
+        pin_number = self._keys.get(key)
+        if pin_number is None:
+            return False
+        pin = self.panel.factory.pin(pin_number)
+        level = not pressed if self.gpio.pull_up else pressed  # pulled up: pressing pulls the pin low
+        if pin.state != level:  # the keyboard's auto-repeat is not a new press
+            (pin.drive_high if level else pin.drive_low)()
+        return True
+
+    def on_stop(self) -> None:
+        if self.panel is not None:
+            self.panel.close()
 
     def _first_frame(self, *_: Any) -> None:
         Window.unbind(on_flip=self._first_frame)

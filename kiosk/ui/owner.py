@@ -117,6 +117,8 @@ class OwnerScreen(Screen):
             self.message = "The new rotation applies when the kiosk restarts."
 
     def light_test(self) -> None:
+        if self.root_.panel is not None:
+            self.root_.panel.self_test()  # the real lights (or, with no GPIO, the ones on screen)
         seats = ["N", "E", "S", "W", "N", "E", "S", "W", ""]
 
         def step(i: int) -> None:

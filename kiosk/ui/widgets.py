@@ -53,3 +53,8 @@ class Header(BoxLayout):
     ew_total = StringProperty("0")
     dealer = StringProperty("")
     trump = StringProperty("")
+    show_lights = BooleanProperty(False)  # with no GPIO: the four seat lights drawn on screen
+    lights = StringProperty("")  # the seats lit, e.g. "E"
+
+    def set_lights(self, lit: dict[str, bool]) -> None:
+        self.lights = "".join(s for s in "NESW" if lit.get(s))

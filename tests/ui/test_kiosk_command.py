@@ -23,3 +23,15 @@ def test_the_kiosk_refuses_a_bad_setting_naming_the_key(tmp_path):
     assert r.returncode == 2 and "rotation" in r.stderr and "0, 90, 180 or 270" in r.stderr
     r = clabber("kiosk", "--db", str(tmp_path / "k.db"), "--headless", "--size", "800by480")
     assert r.returncode == 2 and "--width" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_with_no_gpio_the_kiosk_runs_on_mock_pins_and_says_so(tmp_path):
+    r = clabber("kiosk", "--db", str(tmp_path / "k.db"), "--headless", "--gpio", "mock", "--exit-at-first-frame")
+    assert r.returncode == 0 and "dealer buttons and seat lights: mock pins" in r.stderr
+
+
+def test_a_bad_gpio_setting_is_refused_at_start_naming_the_key(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[gpio]\nnext_pin = 99\n")
+    r = clabber("kiosk", "--db", str(tmp_path / "k.db"), "--headless", env={"CLABBER_CONFIG": str(cfg)})
+    assert r.returncode == 2 and "gpio.next_pin: 99 is not a GPIO pin" in r.stderr and "Traceback" not in r.stderr
