@@ -72,8 +72,8 @@ def test_pass_out_misdeal_and_void_hands_keep_or_pass_the_deal_as_the_rules_say(
     t.add_hand(g, {"misdeal": "card exposed"})
     kiosk.root.refresh_header()
     assert lit(panel) == "N"
-    renege_both = {"trump": "S", "maker": "E", "points": {"NS": 80, "EW": 82},
-                   "renege": [{"by": "NS", "reason": "table talk"}, {"by": "EW", "reason": "exposed a card"}]}  # fmt: skip
+    both = [{"by": "NS", "reason": "table talk"}, {"by": "EW", "reason": "exposed a card"}]
+    renege_both = {"trump": "S", "maker": "E", "points": {"NS": 80, "EW": 82}, "renege": both}
     t.add_hand(g, renege_both)
     kiosk.root.refresh_header()
     assert lit(panel) == "N"
