@@ -382,6 +382,71 @@ def pin_set(session: Session, new: str, old_pin: str | None) -> None:
     click.echo("PIN set")
 
 
+# ---- results on phones ------------------------------------------------------------------------------
+
+
+@cli.command("serve")
+@db_option
+@click.option("--host", help="Address to listen on (default: all of this machine's, 0.0.0.0).")
+@click.option("--port", type=int, help="Port (default 8080).")
+@click.option("--public-url", help="Where phones reach these pages (default: this machine's address).")
+def serve_command(db: str | None, host: str | None, port: int | None, public_url: str | None) -> None:
+    """Serve the result pages the QR codes open, reading the database read-only."""
+    from kiosk.config import ConfigError, load_config
+
+    try:
+        cfg = load_config({"db": db, "serve_host": host, "serve_port": port, "public_url": public_url})
+    except ConfigError as e:
+        _fail([str(e)])
+    if not cfg.db.exists():
+        _fail([f"{cfg.db}: no database here yet: start the kiosk first"])
+    import uvicorn
+
+    from kiosk.share import base_url
+    from kiosk.web import Site, create_app
+
+    base = base_url(cfg.public_url, cfg.serve_port)
+    site = Site(cfg.db, base, cfg.viewer_url or f"{base}/view", cfg.table_name, cfg.show_recent)
+    click.echo(f"result pages on http://{cfg.serve_host}:{cfg.serve_port}/ (phones: {base}/g/…)", err=True)
+    uvicorn.run(create_app(site), host=cfg.serve_host, port=cfg.serve_port, log_level="warning", access_log=False)
+
+
+@cli.command("qr")
+@db_option
+@click.argument("game_id", metavar="GAME")
+@click.option("--png", "png", metavar="FILE", help="Write a PNG.")
+@click.option("--svg", "svg", metavar="FILE", help="Write an SVG.")
+@click.option("--text", "text", is_flag=True, help="Print it in the terminal.")
+@click.option("--offline", is_flag=True, help="Encode the link that carries the result itself.")
+@click.option("--public-url", help="Where phones reach the result pages.")
+@_refusals
+def qr_command(db: str | None, game_id: str, png: str | None, svg: str | None, text: bool, offline: bool,
+               public_url: str | None) -> None:  # fmt: skip
+    """The QR code of a game's result, for printing."""
+    from kiosk.share import base_url, qr_png, qr_svg, qr_text, result_of, result_url, viewer_link
+
+    if sum(bool(x) for x in (png, svg, text)) != 1:
+        _fail(["qr: give exactly one of --png FILE, --svg FILE or --text"])
+    session = Session(db)
+    session.flags["public_url"] = public_url
+    cfg = session.config()
+    state = session.table().game(_game_id(game_id))
+    base = base_url(cfg.public_url, cfg.serve_port)
+    url = viewer_link(cfg.viewer_url or f"{base}/view", result_of(state, cfg.table_name)) if offline else \
+        result_url(base, state.token)  # fmt: skip
+    try:
+        if png:
+            qr_png(url, png)
+        elif svg:
+            with open(svg, "w") as f:
+                f.write(qr_svg(url))
+        else:
+            click.echo(qr_text(url))
+    except OSError as e:
+        _fail([f"qr: cannot write: {e.strerror or e}"])
+    click.echo(url, err=True)
+
+
 # ---- the kiosk ---------------------------------------------------------------------------------
 
 
@@ -444,12 +509,13 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
         touch=cfg.touch == "yes" or (cfg.touch == "auto" and console and not headless),
     )  # fmt: skip
     configure(display, kivy_home=cfg.db.parent / "kivy")
+    from kiosk.share import base_url
     from kiosk.table import Table
     from kiosk.ui.app import KioskApp
 
     app = KioskApp(Table(store, source="screen"), report.notice, dim_after=dim_after, backup_dir=cfg.backup_dir,
                    backups_keep=cfg.backups_keep, exit_at_first_frame=exit_at_first_frame, gpio=cfg.gpio,
-                   state_dir=cfg.db.parent)  # fmt: skip
+                   state_dir=cfg.db.parent, public_url=base_url(cfg.public_url, cfg.serve_port))  # fmt: skip
     try:
         app.run()
     except (ActionRefused, StoreError) as e:

@@ -39,6 +39,12 @@ class Config:
     touch: str = "auto"  # auto: SDL finger events on the Pi's console, the mouse on a desktop
     dim_after: int = 300  # seconds without a touch before the screen dims; 0 never
     gpio: Any = None  # the checked [gpio] table: a kiosk.buttons.GpioConfig
+    public_url: str = ""  # where phones reach the result pages, e.g. http://clabber-3.local:8080
+    viewer_url: str = ""  # a copy of the static viewer page; default: the kiosk's own /view
+    table_name: str = ""  # shown on the result pages, e.g. "Table 3"
+    show_recent: bool = False  # let /recent list the table's recent games
+    serve_host: str = "0.0.0.0"  # the result pages listen here (all of the Pi's addresses)
+    serve_port: int = 8080
     source: str = "defaults"  # the config file read, for messages
 
     @property
@@ -89,6 +95,43 @@ def _switch(value: Any) -> str:
     raise ValueError("must be auto, yes or no")
 
 
+def _url(value: Any) -> str:
+    if not isinstance(value, str) or not value.startswith(("http://", "https://")) or " " in value:
+        raise ValueError("must be an http:// or https:// address")
+    return value.rstrip("/")
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or len(value) > 60:
+        raise ValueError("must be a text of at most 60 characters")
+    return value.strip()
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("yes", "true", "1", "on"):
+        return True
+    if text in ("no", "false", "0", "off"):
+        return False
+    raise ValueError("must be true or false")
+
+
+def _host(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or " " in value:
+        raise ValueError("must be a host name or address")
+    return value.strip()
+
+
+def _port(value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise ValueError("must be a port number from 0 to 65535")
+    return value
+
+
 def _seconds(value: Any) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
@@ -107,6 +150,12 @@ KEYS = {
     "fullscreen": (None, _switch),
     "touch": (None, _switch),
     "dim_after": (None, _seconds),
+    "public_url": ("CLABBER_PUBLIC_URL", _url),
+    "viewer_url": ("CLABBER_VIEWER_URL", _url),
+    "table_name": ("CLABBER_TABLE_NAME", _text),
+    "show_recent": (None, _flag),
+    "serve_host": (None, _host),
+    "serve_port": (None, _port),
 }
 
 

@@ -54,6 +54,7 @@ class KioskRoot(FloatLayout):
     notice = StringProperty("")
     owner_pin = StringProperty("")  # held only while the owner's menu is open
     panel = ObjectProperty(None, allownone=True)  # the dealer buttons and seat lights, if any
+    public_url = StringProperty("http://127.0.0.1:8080")  # where phones reach the result pages
     table = ObjectProperty(None)
 
     def __init__(self, table: Table, notice: str | None = None, **kw: Any) -> None:
@@ -203,8 +204,10 @@ class KioskApp(App):
 
     def __init__(self, table: Table, notice: str | None = None, dim_after: float = 300,
                  backup_dir: Path | None = None, backups_keep: int = 14, exit_at_first_frame: bool = False,
-                 gpio: Any = None, state_dir: Path | None = None, **kw: Any) -> None:  # fmt: skip
+                 gpio: Any = None, state_dir: Path | None = None, public_url: str = "http://127.0.0.1:8080",
+                 **kw: Any) -> None:  # fmt: skip
         super().__init__(**kw)
+        self.public_url = public_url
         self.gpio = gpio
         self.state_dir = state_dir
         self.panel: Any = None
@@ -220,6 +223,7 @@ class KioskApp(App):
     def build(self) -> KioskRoot:
         load_style()
         root = KioskRoot(self.table, self.notice)
+        root.public_url = self.public_url
         if self.dim_after > 0:
             Window.bind(on_touch_down=self._touched)
             self._idle = Clock.schedule_once(self._dim, self.dim_after)

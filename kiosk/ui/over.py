@@ -7,7 +7,22 @@ from typing import Any
 from kivy.properties import StringProperty
 from kivy.uix.screenmanager import Screen
 
+from kiosk.share import qr_matrix, result_url
 from kiosk.ui.sheet import sheet_lines
+
+
+def qr_texture(url: str) -> Any:
+    """The result's QR code as a Kivy texture, one texel a module, quiet zone included."""
+    from kivy.graphics.texture import Texture
+
+    matrix = qr_matrix(url)
+    n = len(matrix)
+    pixels = bytes(0 if dark else 255 for row in reversed(matrix) for dark in row)  # Kivy's rows go up
+    texture = Texture.create(size=(n, n), colorfmt="luminance")
+    texture.blit_buffer(pixels, colorfmt="luminance", bufferfmt="ubyte")
+    texture.mag_filter = "nearest"  # sharp modules, however big it is drawn
+    texture.min_filter = "nearest"
+    return texture
 
 
 class OverScreen(Screen):
@@ -34,6 +49,9 @@ class OverScreen(Screen):
         else:
             self.headline = f"Game ended at {t[0]} – {t[1]}"
         self.ids.rows.data = sheet_lines(g)
+        url = result_url(root.public_url, g.token)
+        self.ids.qr.texture = qr_texture(url)
+        self.qr_text = url
 
     def new_game(self) -> None:
         self.root_.game_id = 0

@@ -1,0 +1,125 @@
+"""The result pages phones open from the QR code: ``clabber serve``.
+
+A process of its own that opens the database read-only: it can show a game, never change one.
+Pages are found by each game's unguessable token; nothing lists games unless the configuration
+allows the table's recent games. Everything else is a 404.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from engine.seats import SEAT_NAMES
+from kiosk.game_state import GameState
+from kiosk.replay import replay_text
+from kiosk.share import qr_svg, result_of, result_url, viewer_link
+from kiosk.store import Store
+
+HERE = Path(__file__).parent
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+CACHE_GAMES = 256
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the result pages need to know about the kiosk."""
+
+    db: Path
+    base_url: str  # where phones reach these pages
+    viewer_url: str  # the static viewer that reads a result from the link itself
+    table_name: str = ""
+    show_recent: bool = False
+
+
+def create_app(site: Site) -> Starlette:
+    """The web application over a read-only connection to the kiosk's database."""
+    templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
+    games: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+    state: dict[str, Store] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        # Opened here, in the event loop's thread, where every request is answered.
+        state["store"] = Store(site.db, readonly=True)
+        yield
+        state["store"].close()
+
+    def page_of(token: str) -> dict[str, Any] | None:
+        if not TOKEN.match(token):
+            return None
+        store = state["store"]
+        row = store.game_by_token(token)
+        if row is None:
+            return None
+        key = (row["id"], row["last_seq"])
+        if key not in games:
+            game = GameState.from_events(store.events(row["id"]))
+            games[key] = view_of(game, site)
+            while len(games) > CACHE_GAMES:
+                games.popitem(last=False)
+        games.move_to_end(key)
+        return games[key]
+
+    async def game_page(request: Request) -> Response:
+        token = request.path_params["token"]
+        if token.endswith(".json"):
+            page = page_of(token[:-5])
+            return JSONResponse(page["record"]) if page else not_found()
+        page = page_of(token)
+        if page is None:
+            return not_found()
+        html = templates.get_template("game.html").render(**page, site=site)
+        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+    async def recent(request: Request) -> Response:
+        if not site.show_recent:
+            return not_found()
+        rows = state["store"].games(limit=30)
+        html = templates.get_template("recent.html").render(games=rows, site=site)
+        return HTMLResponse(html)
+
+    async def viewer(request: Request) -> Response:
+        return FileResponse(HERE / "static" / "view.html", media_type="text/html")
+
+    def not_found() -> Response:
+        return HTMLResponse(templates.get_template("404.html").render(site=site), status_code=404)
+
+    async def missing(request: Request, exc: Exception) -> Response:
+        return not_found()
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        # A page that cannot be shown is, to a phone, a page that is not there.
+        return not_found()
+
+    routes = [
+        Route("/g/{token}", game_page),
+        Route("/recent", recent),
+        Route("/view", viewer),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: missing, 405: missing,
+                                                                         Exception: failed})  # fmt: skip
+
+
+def view_of(game: GameState, site: Site) -> dict[str, Any]:
+    """Everything the result page shows of a game."""
+    url = result_url(site.base_url, game.token)
+    result = result_of(game, site.table_name)
+    hands = []
+    for row, entry in zip(game.sheet.rows, game.hands, strict=True):
+        hands.append({"number": row.number, "text": replay_text(entry.hand, game.rules)})
+    return {
+        "game": game, "result": result, "hands": hands, "url": url, "qr": qr_svg(url),
+        "offline": viewer_link(site.viewer_url, result), "record": game.record(),
+        "players": [(s, game.players[s]) for s in SEAT_NAMES if s in game.players],
+    }  # fmt: skip
