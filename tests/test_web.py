@@ -88,7 +88,7 @@ def test_the_link_that_carries_the_result_decodes_to_the_same_record(site):
     assert result["record"] == site["game"].record() and result["winner"] == "NS"
     assert result == json.loads(json.dumps(result_of(site["game"])))
     status, kind, page = site["server"].get("/view")
-    assert status == 200 and "DecompressionStream" in page and "MAX_DECODED" in page
+    assert status == 200 and kind.startswith("text/html") and "DecompressionStream" in page and "MAX_DECODED" in page
 
 
 def test_the_viewer_caps_what_a_link_may_decode_to():
