@@ -139,7 +139,7 @@ def test_the_web_process_cannot_write_the_file(site):
         site["server"].get(f"/g/{site['game'].token}")
     assert fingerprint() == before
     reader = Store(site["db"], readonly=True)
-    with pytest.raises(sqlite3.OperationalError, match="readonly|read-only"):
+    with pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only"):
         reader.conn.execute("INSERT INTO settings VALUES ('x', 'y')")
     reader.close()
 
