@@ -7,6 +7,7 @@ allows the table's recent games. Everything else is a 404.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import OrderedDict
 from contextlib import asynccontextmanager
@@ -17,7 +18,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from engine.seats import SEAT_NAMES
@@ -45,7 +46,7 @@ class Site:
 def create_app(site: Site) -> Starlette:
     """The web application over a read-only connection to the kiosk's database."""
     templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
-    games: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+    games: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()  # (id, last_seq) -> page
     state: dict[str, Store] = {}
 
     @asynccontextmanager
@@ -56,31 +57,33 @@ def create_app(site: Site) -> Starlette:
         state["store"].close()
 
     def page_of(token: str) -> dict[str, Any] | None:
+        """A game's page, rendered once for each state of the game (a new hand shows at once)."""
         if not TOKEN.match(token):
             return None
         store = state["store"]
-        row = store.game_by_token(token)
+        row = store.conn.execute("SELECT id, last_seq FROM games WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        key = (row["id"], row["last_seq"])
-        if key not in games:
-            game = GameState.from_events(store.events(row["id"]))
-            games[key] = view_of(game, site)
+        if row not in games:
+            game = GameState.from_events(store.events(row[0]))
+            page = view_of(game, site)
+            page["html"] = templates.get_template("game.html").render(**page, site=site).encode()
+            page["json"] = json.dumps(page["record"], ensure_ascii=False).encode()
+            games[row] = page
             while len(games) > CACHE_GAMES:
                 games.popitem(last=False)
-        games.move_to_end(key)
-        return games[key]
+        games.move_to_end(row)
+        return games[row]
 
     async def game_page(request: Request) -> Response:
         token = request.path_params["token"]
         if token.endswith(".json"):
             page = page_of(token[:-5])
-            return JSONResponse(page["record"]) if page else not_found()
+            return Response(page["json"], media_type="application/json") if page else not_found()
         page = page_of(token)
         if page is None:
             return not_found()
-        html = templates.get_template("game.html").render(**page, site=site)
-        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+        return Response(page["html"], media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
     async def recent(request: Request) -> Response:
         if not site.show_recent:
