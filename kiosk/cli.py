@@ -337,15 +337,22 @@ def db_rebuild(session: Session) -> None:
 
 @db.command("backup")
 @click.option("--to", "folder", metavar="DIR", help="Where to put it (default: the configured backup folder).")
+@click.option("--usb", metavar="MOUNT", help="Also copy it onto the USB stick mounted here, when one is.")
 @click.pass_obj
 @_refusals
-def db_backup(session: Session, folder: str | None) -> None:
+def db_backup(session: Session, folder: str | None, usb: str | None) -> None:
     """A consistent copy of the live database into a rotating set of backups."""
+    import os
     from pathlib import Path
 
     cfg = session.config()
-    target = session.table().store.backup(Path(folder) if folder else cfg.backup_dir, cfg.backups_keep)
-    click.echo(str(target))
+    store = session.table().store
+    click.echo(str(store.backup(Path(folder) if folder else cfg.backup_dir, cfg.backups_keep)))
+    if usb:
+        if os.path.ismount(usb):
+            click.echo(str(store.backup(Path(usb) / "clabber-backups", cfg.backups_keep)))
+        else:
+            click.echo(f"no USB stick mounted at {usb}: kept on the Pi only", err=True)
 
 
 @db.command("restore")

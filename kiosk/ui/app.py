@@ -231,7 +231,19 @@ class KioskApp(App):
             Window.bind(on_flip=self._first_frame)
         if self.gpio is not None and self.gpio.mode != "off":
             self._start_panel(root)
+        Window.bind(on_flip=self._ready)
         return root
+
+    def _ready(self, *_: Any) -> None:
+        """The first frame is drawn: tell systemd, and ping its watchdog from the Kivy clock, so a
+        frozen screen (a clock that stops) gets the kiosk restarted."""
+        from kiosk.notify import notify, watchdog_interval
+
+        Window.unbind(on_flip=self._ready)
+        notify("READY=1")
+        interval = watchdog_interval()
+        if interval:
+            Clock.schedule_interval(lambda _dt: notify("WATCHDOG=1"), interval)
 
     def _start_panel(self, root: KioskRoot) -> None:
         import logging

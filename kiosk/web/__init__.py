@@ -7,8 +7,10 @@ allows the table's recent games. Everything else is a 404.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from engine.seats import SEAT_NAMES
 from kiosk.game_state import GameState
 from kiosk.replay import replay_text
 from kiosk.share import qr_svg, result_of, result_url, viewer_link
-from kiosk.store import Store
+from kiosk.store import Store, StoreError
 
 HERE = Path(__file__).parent
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -49,23 +51,31 @@ def create_app(site: Site) -> Starlette:
     games: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()  # (id, last_seq) -> page
     state: dict[str, Store] = {}
 
+    def store() -> Store:
+        """The read-only connection, opened in the event loop's thread, where every request is
+        answered; opened again if it could not be yet (the kiosk creates the file and its log)."""
+        if "store" not in state:
+            state["store"] = Store(site.db, readonly=True)
+        return state["store"]
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
-        # Opened here, in the event loop's thread, where every request is answered.
-        state["store"] = Store(site.db, readonly=True)
+        with contextlib.suppress(StoreError):  # the kiosk is not running yet: the first page opens it
+            store()
         yield
-        state["store"].close()
+        if "store" in state:
+            state["store"].close()
 
     def page_of(token: str) -> dict[str, Any] | None:
         """A game's page, rendered once for each state of the game (a new hand shows at once)."""
         if not TOKEN.match(token):
             return None
-        store = state["store"]
-        row = store.conn.execute("SELECT id, last_seq FROM games WHERE token = ?", (token,)).fetchone()
+        store_ = store()
+        row = store_.conn.execute("SELECT id, last_seq FROM games WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
         if row not in games:
-            game = GameState.from_events(store.events(row[0]))
+            game = GameState.from_events(store_.events(row[0]))
             page = view_of(game, site)
             page["html"] = templates.get_template("game.html").render(**page, site=site).encode()
             page["json"] = json.dumps(page["record"], ensure_ascii=False).encode()
@@ -76,6 +86,14 @@ def create_app(site: Site) -> Starlette:
         return games[row]
 
     async def game_page(request: Request) -> Response:
+        try:
+            return await _game_page(request)
+        except (StoreError, sqlite3.OperationalError):
+            state.pop("store", None)
+            html = templates.get_template("busy.html").render(site=site)
+            return HTMLResponse(html, status_code=503, headers={"Retry-After": "30"})
+
+    async def _game_page(request: Request) -> Response:
         token = request.path_params["token"]
         if token.endswith(".json"):
             page = page_of(token[:-5])
@@ -88,7 +106,7 @@ def create_app(site: Site) -> Starlette:
     async def recent(request: Request) -> Response:
         if not site.show_recent:
             return not_found()
-        rows = state["store"].games(limit=30)
+        rows = store().games(limit=30)
         html = templates.get_template("recent.html").render(games=rows, site=site)
         return HTMLResponse(html)
 
@@ -110,8 +128,10 @@ def create_app(site: Site) -> Starlette:
         Route("/recent", recent),
         Route("/view", viewer),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: missing, 405: missing,
-                                                                         Exception: failed})  # fmt: skip
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: missing, 405: missing,
+                                                                        Exception: failed})  # fmt: skip
+    app.router.redirect_slashes = False  # "/g/x/" is simply not a page
+    return app
 
 
 def view_of(game: GameState, site: Site) -> dict[str, Any]:
