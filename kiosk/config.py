@@ -60,20 +60,23 @@ def _path(value: Any) -> Path:
     return Path(value).expanduser()
 
 
-def _count(value: Any) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
-        raise ValueError("must be a whole number from 1 to 1000")
-    return value
+def _whole(low: int, high: int, what: str) -> Any:
+    """A parser for a whole number from ``low`` to ``high`` (also given as text, from the environment)."""
+
+    def parse(value: Any) -> int:
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(f"must be {what}")
+        return value
+
+    return parse
 
 
-def _pixels(value: Any) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 200 <= value <= 4000:
-        raise ValueError("must be a whole number of pixels from 200 to 4000")
-    return value
+_count = _whole(1, 1000, "a whole number from 1 to 1000")
+_pixels = _whole(200, 4000, "a whole number of pixels from 200 to 4000")
+_port = _whole(0, 65535, "a port number from 0 to 65535")
+_seconds = _whole(0, 86400, "a whole number of seconds from 0 (never) to 86400")
 
 
 def _rotation(value: Any) -> int:
@@ -122,22 +125,6 @@ def _host(value: Any) -> str:
     if not isinstance(value, str) or not value.strip() or " " in value:
         raise ValueError("must be a host name or address")
     return value.strip()
-
-
-def _port(value: Any) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
-        raise ValueError("must be a port number from 0 to 65535")
-    return value
-
-
-def _seconds(value: Any) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 86400:
-        raise ValueError("must be a whole number of seconds from 0 (never) to 86400")
-    return value
 
 
 KEYS = {

@@ -14,6 +14,7 @@ from kivy.uix.screenmanager import Screen
 
 from engine.cards import SUIT_NAMES, card, card_name, card_symbol, parse_card
 from engine.seats import SEAT_NAMES, team_name, team_of
+from kiosk.game_state import ActionRefused
 from kiosk.ui import theme
 from kiosk.ui.app import action_id
 from kiosk.ui.widgets import Big
@@ -109,8 +110,8 @@ class CardsScreen(Screen):
         before = table.preview(game_id, self._record())
         try:
             after = table.preview(game_id, self._record([*self.plays, name]))
-        except Exception as e:  # an ActionRefused: the card cannot be played at all
-            self.notes = "\n".join(getattr(e, "problems", [str(e)]))
+        except ActionRefused as e:  # the card cannot be played at all (already played, say)
+            self.notes = "\n".join(e.problems)
             return
         new = [r for r in after.reneges() if r not in before.reneges()]
         if new and not accept_renege:
@@ -165,7 +166,7 @@ class CardsScreen(Screen):
         if hand is None:
             try:
                 hand = table.preview(game_id, self._record())
-            except Exception:
+            except ActionRefused:  # nothing tapped yet that the engine can read
                 hand = None
         for s in SEAT_NAMES:
             self.ids[f"maker_{s}"].chosen = self.maker == s

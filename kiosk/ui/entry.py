@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.cards import ACE, JACK, RANK_NAMES, card, card_name
+from engine.cards import ACE, JACK, POINTS_IN_HAND, RANK_NAMES, card, card_name
 from engine.melds import FOUR_JACKS_POINTS, SEQUENCE_POINTS, SEQUENCE_WORDS
 from engine.seats import SEAT_NAMES
 
@@ -73,7 +73,7 @@ class Entry:
         if self.points != "":
             mine = int(self.points)
             other = "EW" if self.points_team == "NS" else "NS"
-            out["points"] = {self.points_team: mine, other: 162 - mine}
+            out["points"] = {self.points_team: mine, other: POINTS_IN_HAND - mine}
         melds = {s: [m.cards() for m in chips] for s, chips in self.melds.items() if chips}
         if melds:
             out["melds"] = {s: melds[s] for s in SEAT_NAMES if s in melds}
@@ -85,9 +85,9 @@ class Entry:
 
     def other_points(self) -> str:
         """The other team's points, computed: the table never does arithmetic."""
-        if self.points == "" or int(self.points) > 162:
+        if self.points == "" or int(self.points) > POINTS_IN_HAND:
             return "–"
-        return str(162 - int(self.points))
+        return str(POINTS_IN_HAND - int(self.points))
 
     def press(self, key: str) -> Entry:
         """The entry after a keypad key."""

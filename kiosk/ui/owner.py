@@ -9,6 +9,7 @@ from kivy.clock import Clock
 from kivy.properties import ListProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from kiosk.store import StoreError
 from kiosk.ui.app import action_id
 from kiosk.ui.quick import ReasonPicker
 
@@ -140,7 +141,7 @@ class OwnerScreen(Screen):
             return
         try:
             path = self.root_.table.store.backup(folder, keep)
-        except Exception as e:  # a StoreError: the message says why
+        except StoreError as e:
             self.notes = str(e)
             return
         self.message = f"Backed up to {path}"

@@ -91,6 +91,17 @@ def test_a_double_tap_on_confirm_saves_the_hand_once(kiosk):
     assert len(g.hands) == 1 and confirm is not None
 
 
+def to_the_proving_card(kiosk):
+    """Card by card up to E's 10 of trump, which proves E reneged on trick 2."""
+    start_game(kiosk)
+    kiosk.tap("card_by_card")
+    kiosk.tap("maker_E")
+    kiosk.tap("trump_H")
+    for name in RENEGE[:9]:
+        kiosk.tap(f"card_{name}")
+    kiosk.tap("card_TH")
+
+
 def test_card_by_card_with_a_renege_shown_and_recorded(kiosk):
     start_game(kiosk)
     kiosk.tap("card_by_card")
@@ -113,13 +124,7 @@ def test_card_by_card_with_a_renege_shown_and_recorded(kiosk):
 
 
 def test_a_wrong_card_can_be_refused_at_the_renege_question(kiosk):
-    start_game(kiosk)
-    kiosk.tap("card_by_card")
-    kiosk.tap("maker_E")
-    kiosk.tap("trump_H")
-    for name in RENEGE[:9]:
-        kiosk.tap(f"card_{name}")
-    kiosk.tap("card_TH")
+    to_the_proving_card(kiosk)
     kiosk.tap("no")
     assert len(kiosk.table.open_game().draft["plays"]) == 9 and not kiosk.widget("card_TH").disabled
 
@@ -186,13 +191,7 @@ def test_game_over_shows_the_winner_and_the_final_sheet(kiosk):
 
 
 def test_replay_steps_through_a_hand_with_its_renege(kiosk):
-    start_game(kiosk)
-    kiosk.tap("card_by_card")
-    kiosk.tap("maker_E")
-    kiosk.tap("trump_H")
-    for name in RENEGE[:9]:
-        kiosk.tap(f"card_{name}")
-    kiosk.tap("card_TH")
+    to_the_proving_card(kiosk)
     kiosk.tap("yes")
     kiosk.tap("done")
     kiosk.tap("confirm")
