@@ -16,11 +16,10 @@ class SheetLine(BoxLayout):
     """One hand on the sheet."""
 
     number = StringProperty("")
-    dealer = StringProperty("")
+    head = StringProperty("")  # the hand's number and dealer: one text, so one property to set
     ns = StringProperty("")
     ew = StringProperty("")
-    check = StringProperty("")
-    note = StringProperty("")
+    tail = StringProperty("")  # the check column and the notes
 
 
 def _cell(s: Any, team: int) -> str:
@@ -41,8 +40,8 @@ def sheet_lines(state: Any) -> list[dict[str, str]]:
         if row.rules_dealer is not None and row.rules_dealer != row.dealer:
             note = (note + " · " if note else "") + "deal moved"
         lines.append({
-            "number": str(row.number), "dealer": seat_name(row.dealer), "ns": _cell(s, 0), "ew": _cell(s, 1),
-            "check": str(s.in_play), "note": note,
+            "number": str(row.number), "head": f"{row.number}  {seat_name(row.dealer)}",
+            "ns": _cell(s, 0), "ew": _cell(s, 1), "tail": f"{s.in_play}   {note}".rstrip(),
         })  # fmt: skip
     return lines
 

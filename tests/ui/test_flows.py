@@ -50,7 +50,7 @@ def test_five_quick_hands_with_a_set_and_a_renege(kiosk):
     rows = kiosk.widget("rows").data
     assert [r["ns"] for r in rows] == ["70", "XX", "130", "162", "90"]
     assert [r["ew"] for r in rows] == ["92", "81", "102", "-", "72"]
-    assert "renege EW" in rows[3]["note"]
+    assert "renege EW" in rows[3]["tail"]
     assert g.sheet.totals == (452, 347) and kiosk.text("ns_total") == "452" and kiosk.text("ew_total") == "347"
     assert kiosk.root.header.dealer == "E" and g.dealer == E
 
