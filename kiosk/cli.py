@@ -228,11 +228,14 @@ def game_list(session: Session, limit: int, as_json: bool) -> None:
 def game_show(session: Session, game_id: str) -> None:
     """A game's sheet as JSON, with its status, teams and whose deal it is."""
     from engine.record import sheet_to_json
+    from engine.seats import seat_name
 
     state = session.table().game(_game_id(game_id))
-    out = {"game": state.id, "status": state.status, "teams": state.teams, "players": state.players,
-           "rules": state.rules.to_json(), "dealer": "NESW"[state.dealer], "rules_dealer": "NESW"[state.rules_dealer],
-           **sheet_to_json(state.sheet)}  # fmt: skip
+    out = {
+        "game": state.id, "status": state.status, "teams": state.teams, "players": state.players,
+        "rules": state.rules.to_json(), "dealer": seat_name(state.dealer),
+        "rules_dealer": seat_name(state.rules_dealer), **sheet_to_json(state.sheet),
+    }  # fmt: skip
     out["pending"] = state.pending.record if state.pending else None
     out["draft"] = state.draft
     click.echo(_dump(out))
@@ -244,8 +247,11 @@ def game_show(session: Session, game_id: str) -> None:
 @_refusals
 def game_undo(session: Session, game_id: str) -> None:
     """Take back the game's last action."""
+    from engine.seats import seat_name
+
     state = session.table().undo(_game_id(game_id))
-    click.echo(f"undone; {len(state.hands)} hands on the sheet, dealer {'NESW'[state.dealer]}")
+    hands = f"{len(state.hands)} hand{'' if len(state.hands) == 1 else 's'}"
+    click.echo(f"undone; {hands} on the sheet, dealer {seat_name(state.dealer)}")
 
 
 @game.command("correct")
@@ -272,8 +278,10 @@ def game_correct(session: Session, game_id: str, hand: int, file: str, reason: s
 @_refusals
 def game_deal(session: Session, game_id: str, direction: str) -> None:
     """Move the deal to the next seat or back."""
+    from engine.seats import seat_name
+
     state = session.table().move_deal(_game_id(game_id), direction)
-    click.echo(f"dealer {'NESW'[state.dealer]}")
+    click.echo(f"dealer {seat_name(state.dealer)}")
 
 
 @game.command("export")

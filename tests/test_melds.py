@@ -94,68 +94,32 @@ def test_meld_comparison_between_teams(ns, ew, trump, winner):
     assert meld_winner(teams, suit(trump)) == ({"NS": 0, "EW": 1}.get(winner) if winner else None)
 
 
+def scored(trump: str, melds: dict, bell: str | None = None):
+    """A quick entry by E (EW 100, NS 62) with these melds."""
+    record = {"dealer": "N", "trump": trump, "maker": "E", "points": {"NS": 62, "EW": 100}, "melds": melds}
+    return score_of({**record, "bell": bell} if bell else record)
+
+
 def test_team_with_best_meld_scores_all_melds_of_both_players():
-    s = score_of(
-        {
-            "dealer": "N",
-            "trump": "C",
-            "maker": "E",
-            "points": {"NS": 62, "EW": 100},
-            "melds": {"N": [["AS", "KS", "QS", "JS"]], "S": [["QD", "JD", "TD"]], "E": [["AH", "KH", "QH"]]},
-        }
-    )
+    s = scored("C", {"N": [["AS", "KS", "QS", "JS"]], "S": [["QD", "JD", "TD"]], "E": [["AH", "KH", "QH"]]})
     assert s.melds == (70, 0) and s.meld_winner == 0
 
 
 def test_bell_scores_for_its_holder_whoever_wins_the_melds():
-    s = score_of(
-        {
-            "dealer": "N",
-            "trump": "H",
-            "maker": "E",
-            "points": {"NS": 62, "EW": 100},
-            "melds": {"N": [["AS", "KS", "QS", "JS"]]},
-            "bell": "E",
-        }
-    )
+    s = scored("H", {"N": [["AS", "KS", "QS", "JS"]]}, bell="E")
     assert s.melds == (50, 0) and s.bell == (0, 20)
 
 
 def test_bell_in_a_beaten_sequence_still_scores_20():
-    s = score_of(
-        {
-            "dealer": "N",
-            "trump": "H",
-            "maker": "E",
-            "points": {"NS": 62, "EW": 100},
-            "melds": {"N": [["AS", "KS", "QS", "JS"]], "E": [["KH", "QH", "JH"]]},
-        }
-    )
+    s = scored("H", {"N": [["AS", "KS", "QS", "JS"]], "E": [["KH", "QH", "JH"]]})
     assert s.melds == (50, 0) and s.bell == (0, 20) and s.totals == (112, 120)
 
 
 def test_dad_and_bell_is_40():
-    s = score_of(
-        {
-            "dealer": "N",
-            "trump": "H",
-            "maker": "E",
-            "points": {"NS": 62, "EW": 100},
-            "melds": {"E": [["AH", "KH", "QH"]]},
-        }
-    )
+    s = scored("H", {"E": [["AH", "KH", "QH"]]})
     assert s.melds[1] + s.bell[1] == 40
 
 
 def test_equal_plain_sequences_neither_team_scores_melds_but_bell_still_does():
-    s = score_of(
-        {
-            "dealer": "N",
-            "trump": "H",
-            "maker": "E",
-            "points": {"NS": 62, "EW": 100},
-            "melds": {"N": [["AS", "KS", "QS"]], "E": [["AC", "KC", "QC"]]},
-            "bell": "W",
-        }
-    )
+    s = scored("H", {"N": [["AS", "KS", "QS"]], "E": [["AC", "KC", "QC"]]}, bell="W")
     assert s.meld_winner is None and s.melds == (0, 0) and s.bell == (0, 20)
