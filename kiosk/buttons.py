@@ -231,6 +231,7 @@ class DealerPanel:
         """Plays a pattern in the background, then shows the dealer again (the screen never waits)."""
 
         def play() -> None:
+            time.sleep(step)
             for lit in frames:
                 self.lights.value = tuple(1 if s in lit else 0 for s in SEATS)
                 time.sleep(step)
@@ -242,7 +243,8 @@ class DealerPanel:
             if self._playing:
                 return
             self._playing = True
-        self.lights.off()
+        first, frames = frames[0], frames[1:]
+        self.lights.value = tuple(1 if s in first else 0 for s in SEATS)  # at once: the press is answered
         threading.Thread(target=play, name="seat-light-pattern", daemon=True).start()
 
     def lit(self) -> dict[str, bool]:
