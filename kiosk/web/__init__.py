@@ -140,7 +140,12 @@ def view_of(game: GameState, site: Site) -> dict[str, Any]:
     result = result_of(game, site.table_name)
     hands = []
     for row, entry in zip(game.sheet.rows, game.hands, strict=True):
-        hands.append({"number": row.number, "text": replay_text(entry.hand, game.rules)})
+        s = row.score
+        cells = [s.marks[t] or str(s.score[t]) for t in (0, 1)]
+        summary = f"{SEAT_NAMES[row.dealer]} dealt · NS {cells[0]} · EW {cells[1]}"
+        if s.passed_out or s.misdeal or s.void:
+            summary = f"{SEAT_NAMES[row.dealer]} dealt · " + ("passed out" if s.passed_out else "no score")
+        hands.append({"number": row.number, "text": replay_text(entry.hand, game.rules), "summary": summary})
     return {
         "game": game, "result": result, "hands": hands, "url": url, "qr": qr_svg(url),
         "offline": viewer_link(site.viewer_url, result), "record": game.record(),
