@@ -97,8 +97,8 @@ def _result(hand: Hand, s: HandScore) -> list[str]:
         lines.append(f"Trick points: NS {s.tricks[0]}, EW {s.tricks[1]}")
         if s.meld_winner is not None:
             lines.append(f"Melds scored by {team_name(s.meld_winner)}: {s.melds[s.meld_winner]}")
-        elif any(hand.melds):
-            lines.append("Melds: equal best sequences, neither team scores them" if any(m for m in hand.melds) else "")
+        elif any(hand.melds):  # melds were announced, yet nobody scored them: a push
+            lines.append("Melds: equal best sequences, neither team scores them")
         if any(s.bell):
             lines.append(f"Bell: NS {s.bell[0]}, EW {s.bell[1]}")
         lines.append(f"Totals: NS {s.totals[0]}, EW {s.totals[1]}")

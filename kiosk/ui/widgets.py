@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from kivy.event import EventDispatcher  # noqa: F401  (kv rules bind through it)
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
