@@ -112,6 +112,14 @@ class Debounce:
             return quiet
 
 
+def on_a_pi(model: Path = Path("/proc/device-tree/model")) -> bool:
+    """Whether this is a Raspberry Pi (so that probing for its GPIO is worth the time)."""
+    try:
+        return "Raspberry Pi" in model.read_text(errors="replace")
+    except OSError:
+        return False
+
+
 def pin_factory(mode: str, state_dir: Path | None = None) -> tuple[Any, str]:
     """The pin factory for ``mode`` and what it is, in words for the log."""
     from gpiozero import Device
@@ -119,6 +127,8 @@ def pin_factory(mode: str, state_dir: Path | None = None) -> tuple[Any, str]:
 
     if mode == "mock":
         return MockFactory(), "mock pins (no GPIO hardware used)"
+    if not on_a_pi():
+        return MockFactory(), "no GPIO hardware (not a Raspberry Pi); using mock pins"
     if state_dir is not None:
         # lgpio (the Pi 5's factory) writes notification files into its working directory.
         state_dir.mkdir(parents=True, exist_ok=True)

@@ -171,3 +171,14 @@ def test_with_no_gpio_hardware_the_kiosk_falls_back_to_mock_pins_and_says_so():
     assert isinstance(factory, MockFactory) and "no GPIO hardware" in what
     factory, what = pin_factory("mock")
     assert isinstance(factory, MockFactory) and "mock" in what
+
+
+def test_only_a_raspberry_pi_is_probed_for_gpio(tmp_path):
+    from kiosk.buttons import on_a_pi
+
+    model = tmp_path / "model"
+    model.write_text("Raspberry Pi 5 Model B Rev 1.0\x00")
+    assert on_a_pi(model)
+    model.write_text("QEMU Virtual Machine\x00")
+    assert not on_a_pi(model)
+    assert not on_a_pi(tmp_path / "missing")

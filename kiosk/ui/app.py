@@ -229,8 +229,6 @@ class KioskApp(App):
             self._idle = Clock.schedule_once(self._dim, self.dim_after)
         if self._exit_at_first_frame:
             Window.bind(on_flip=self._first_frame)
-        if self.gpio is not None and self.gpio.mode != "off":
-            self._start_panel(root)
         Window.bind(on_flip=self._ready)
         return root
 
@@ -240,6 +238,9 @@ class KioskApp(App):
         from kiosk.notify import notify, watchdog_interval
 
         Window.unbind(on_flip=self._ready)
+        if self.gpio is not None and self.gpio.mode != "off":
+            # The buttons and lights come up right after the first frame: the screen never waits.
+            Clock.schedule_once(lambda _dt: self._start_panel(self.root), 0)
         notify("READY=1")
         interval = watchdog_interval()
         if interval:
@@ -288,7 +289,7 @@ class KioskApp(App):
     def _first_frame(self, *_: Any) -> None:
         Window.unbind(on_flip=self._first_frame)
         print(f"first-frame rss_kb={_rss_kb()}", flush=True)
-        self.stop()
+        Clock.schedule_once(lambda _dt: self.stop(), 0)  # after what the first frame set going
 
     def _touched(self, *_: Any) -> None:
         if self._idle is not None:

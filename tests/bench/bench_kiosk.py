@@ -21,13 +21,18 @@ RUNS = 9
 
 
 def first_frame(cmd: list[str]) -> tuple[float, int]:
-    """Wall time from starting the process to its exit at the first frame, and its memory then."""
+    """Wall time from starting the process to its first frame (the line it prints then), and its
+    memory at that moment."""
     start = time.perf_counter()
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    elapsed = time.perf_counter() - start
-    line = next((x for x in run.stdout.splitlines() if x.startswith("first-frame")), None)
-    if run.returncode != 0 or line is None:
-        raise SystemExit(f"{cmd[0]} failed: {run.stderr[-1500:]}")
+    process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line, elapsed = "", 0.0
+    for out in process.stdout:  # type: ignore[union-attr]
+        if out.startswith("first-frame"):
+            line, elapsed = out, time.perf_counter() - start
+            break
+    _, err = process.communicate(timeout=120)
+    if process.returncode != 0 or not line:
+        raise SystemExit(f"{cmd[0]} failed: {err[-1500:]}")
     return elapsed, int(line.split("rss_kb=")[1])
 
 
