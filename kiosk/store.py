@@ -266,15 +266,15 @@ class Store:
         where, args = ("WHERE status = ?", [status]) if status else ("", [])
         return list(self.db.query(f"SELECT * FROM games {where} ORDER BY id DESC LIMIT ?", [*args, limit]))
 
-    def game_row(self, game: int) -> dict[str, Any] | None:
-        """One game's derived row."""
-        rows = list(self.db.query("SELECT * FROM games WHERE id = ?", [game]))
-        return rows[0] if rows else None
+    def last_seq(self, game: int) -> int:
+        """The sequence number of a game's newest event (0 when there is none)."""
+        row = self.conn.execute("SELECT MAX(seq) FROM events WHERE game = ?", (game,)).fetchone()
+        return row[0] or 0
 
-    def game_by_token(self, token: str) -> dict[str, Any] | None:
-        """A game's derived row found by its public token."""
-        rows = list(self.db.query("SELECT * FROM games WHERE token = ?", [token]))
-        return rows[0] if rows else None
+    def game_version(self, token: str) -> tuple[int, int] | None:
+        """A game found by its public token, as (id, newest event's seq): cheap enough for every page."""
+        row = self.conn.execute("SELECT id, last_seq FROM games WHERE token = ?", (token,)).fetchone()
+        return None if row is None else (row[0], row[1])
 
     def sheet_rows(self, game: int) -> list[dict[str, Any]]:
         """A game's hands as the sheet shows them."""

@@ -54,17 +54,13 @@ class Table:
     def game(self, game_id: int) -> GameState:
         """A game as its log says it is now."""
         state = self._states.get(game_id)
-        if state is None or state.last_seq != self._stored_seq(game_id):
+        if state is None or state.last_seq != self.store.last_seq(game_id):
             events = self.store.events(game_id)
             if not events:
                 raise ActionRefused(f"there is no game {game_id}")
             state = GameState.from_events(events)
             self._states[game_id] = state
         return state
-
-    def _stored_seq(self, game_id: int) -> int:
-        row = self.store.conn.execute("SELECT MAX(seq) FROM events WHERE game = ?", (game_id,)).fetchone()
-        return row[0] or 0
 
     def open_game(self) -> GameState | None:
         """The game to resume after a restart: the most recent one still open."""

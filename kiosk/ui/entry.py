@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.cards import ACE, JACK, POINTS_IN_HAND, RANK_NAMES, card, card_name
-from engine.melds import FOUR_JACKS_POINTS, SEQUENCE_POINTS, SEQUENCE_WORDS
+from engine.cards import ACE, JACK, POINTS_IN_HAND, RANK_NAMES, card, card_name, card_set, parse_card
+from engine.melds import SEQUENCE_WORDS, meld_of
 from engine.seats import SEAT_NAMES
 
 # Meld chips: name -> cards in a sequence (0 for four of a kind)
@@ -37,9 +37,8 @@ class MeldChip:
 
     @property
     def points(self) -> int:
-        if self.kind == "four":
-            return FOUR_JACKS_POINTS if self.top == JACK else 100
-        return SEQUENCE_POINTS[MELD_KINDS[self.kind]]
+        """The engine's worth of these cards."""
+        return meld_of(card_set(parse_card(c) for c in self.cards())).points
 
     def words(self) -> str:
         if self.kind == "four":

@@ -71,7 +71,7 @@ def create_app(site: Site) -> Starlette:
         if not TOKEN.match(token):
             return None
         store_ = store()
-        row = store_.conn.execute("SELECT id, last_seq FROM games WHERE token = ?", (token,)).fetchone()
+        row = store_.game_version(token)
         if row is None:
             return None
         if row not in games:
