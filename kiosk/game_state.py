@@ -150,8 +150,7 @@ class GameState:
         if self.pending is not None:
             raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
         record, hand = read_record(self._with_dealer(e.payload["record"]), self.rules, complete=True)
-        by = e.payload.get("by")
-        self.pending = SheetHand(record, hand, e, by=by)
+        self.pending = SheetHand(record, hand, e, by=e.payload.get("by") or entering_team(hand))
         self.draft = None
 
     def _hand_confirmed(self, e: GameEvent) -> None:
@@ -282,6 +281,15 @@ class GameState:
             draft = {"game": self.id, "record": json.dumps(record), "entered": entered,
                      "by": self.pending.by if self.pending else None, "updated_at": self.updated_at}  # fmt: skip
         return {"game": game, "hands": hands, "draft": draft}
+
+
+def entering_team(hand: Hand) -> str | None:
+    """Who enters a hand unless told: the team that called a renege, else the makers; the
+    other team then confirms it."""
+    reneges = hand.reneges()
+    if reneges:
+        return TEAM_NAMES[1 - reneges[0].team]
+    return None if hand.makers is None else TEAM_NAMES[hand.makers]
 
 
 def parse_teams(names: Any) -> dict[str, str]:

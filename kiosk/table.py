@@ -152,7 +152,8 @@ class Table:
 
     def enter_hand(self, game_id: int, record: dict[str, Any], by: str | None = None,
                    action_id: str | None = None) -> GameState:  # fmt: skip
-        """Enters a whole hand; it goes on the sheet when the other team confirms it."""
+        """Enters a whole hand; it goes on the sheet when the other team confirms it. ``by`` defaults
+        to the makers (or the team that called a renege)."""
         payload: dict[str, Any] = {"record": record}
         if by is not None:
             payload["by"] = parse_team_name(by)
@@ -180,8 +181,7 @@ class Table:
         record = dict(state.draft or {})
         earlier = record.get("renege")
         record["renege"] = claim if earlier is None else [*(earlier if isinstance(earlier, list) else [earlier]), claim]
-        callers = "EW" if reneging == "NS" else "NS"
-        return self.enter_hand(game_id, record, by=callers, action_id=action_id)
+        return self.enter_hand(game_id, record, action_id=action_id)  # entered by the callers
 
     def deal_to(self, game_id: int, seat: str, action_id: str | None = None) -> GameState:
         """The table says who deals now (a seat button): the deal moves there, as one action."""

@@ -136,16 +136,7 @@ class CardsScreen(Screen):
 
     def done(self) -> None:
         g = self.root_.game
-        hand = self.root_.table.preview(g.id, self._record())
-        by = None
-        if self.maker:
-            by = "NS" if self.maker in "NS" else "EW"
-        reneges = hand.reneges()
-        if reneges:
-            by = "EW" if reneges[0].team == 0 else "NS"
-        state, problems = self.root_.act(
-            self.root_.table.enter_hand, g.id, self._record(), by=by, action_id=self._done_id
-        )
+        state, problems = self.root_.act(self.root_.table.enter_hand, g.id, self._record(), action_id=self._done_id)
         if state is None:
             self.notes = "\n".join(problems)
             return

@@ -185,12 +185,7 @@ class QuickScreen(Screen):
             return
         table, g = self.root_.table, self.root_.game
         self.root_.table_quiet(table.save_draft, g.id, record)  # "Change" on the summary comes back to this
-        by = None
-        if self.entry.renege:
-            by = "EW" if self.entry.renege["by"] == "NS" else "NS"
-        elif self.entry.maker:
-            by = "NS" if self.entry.maker in "NS" else "EW"
-        state, problems = self.root_.act(table.enter_hand, g.id, record, by=by, action_id=self._done_id)
+        state, problems = self.root_.act(table.enter_hand, g.id, record, action_id=self._done_id)
         if state is None:
             self._refused(problems)
             return
