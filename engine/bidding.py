@@ -85,13 +85,20 @@ class Bidding:
         if self.over:
             raise IllegalEntryError("the bidding is over: no more calls")
         who = seat_name(self.turn)
+        up_suit = self.up_suit
         if self.round == 1 and c.play and c.suit is not None:
-            if c.suit != self.up_suit:
-                raise IllegalEntryError(f'{who}: in round 1 the only play is the up card\'s suit; say "play"')
+            # Round 1's only play is the up card's suit: naming it is accepted, and where the up
+            # card is not given it says which suit was turned up.
+            if up_suit is None:
+                up_suit = c.suit
+            elif c.suit != up_suit:
+                raise IllegalEntryError(
+                    f'{who}: in round 1 the only play is the up card\'s suit ({SUIT_WORDS[up_suit]}); say "play"'
+                )
             c = Call(True)
         if self.round == 2 and c.play and c.suit is None:
             raise IllegalEntryError(f'{who}: in round 2 a play names its suit, e.g. "play S"')
-        return Bidding(self.dealer, self.up_suit, (*self.calls, c))
+        return Bidding(self.dealer, up_suit, (*self.calls, c))
 
     def named_passed_suit(self) -> bool:
         """Round 2's trump is the suit turned down in round 1: a renege by the maker."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.cards import CARDS, JACK, Card, rank_of
 from engine.hand import Deal
@@ -22,16 +23,52 @@ def deal(rng: random.Random, dealer: Seat) -> Deal:
 
 @dataclass(frozen=True)
 class JackDraw:
-    """The draw for the first deal: cards dealt face up clockwise from ``start``."""
+    """The draw for the first deal: cards dealt face up, one at a time, clockwise from ``start``.
+
+    Once the first Jack falls its holder is the first dealer and gets no more cards; the others are
+    dealt on, in turn, until the second Jack falls: its holder is the first dealer's partner."""
 
     start: Seat
     cards: tuple[Card, ...]  # in the order dealt, up to and including the second Jack
-    first: Seat  # got the first Jack: deals first
-    second: Seat  # got the second Jack: becomes the first one's partner
+
+    @cached_property
+    def seats(self) -> tuple[Seat, ...]:
+        """The seat each card of the draw went to."""
+        seats: list[Seat] = []
+        seat, first = self.start, None
+        for c in self.cards:
+            seats.append(seat)
+            if first is None and rank_of(c) == JACK:
+                first = seat
+            seat = left_of(seat)
+            if seat == first:
+                seat = left_of(seat)
+        return tuple(seats)
+
+    def _jack(self, n: int) -> Seat:
+        jacks = [s for s, c in zip(self.seats, self.cards, strict=True) if rank_of(c) == JACK]
+        if len(jacks) < n:
+            raise ValueError(f"the draw has {len(jacks)} Jacks; it stops at the second")
+        return jacks[n - 1]
+
+    @property
+    def first(self) -> Seat:
+        """Got the first Jack: deals first."""
+        return self._jack(1)
+
+    @property
+    def second(self) -> Seat:
+        """Got the second Jack: becomes the first dealer's partner."""
+        return self._jack(2)
 
     def seat_of(self, i: int) -> Seat:
         """The seat the i-th card of the draw went to."""
-        return left_of(self.start, i)
+        return self.seats[i]
+
+    def change(self) -> tuple[Seat, Seat] | None:
+        """The two players who change seats so the Jacks sit as partners, or None if they already do."""
+        partner = left_of(self.first, 2)
+        return None if self.second == partner else (self.second, partner)
 
 
 def draw_for_dealer(rng: random.Random, start: Seat = 0) -> JackDraw:
@@ -39,4 +76,4 @@ def draw_for_dealer(rng: random.Random, start: Seat = 0) -> JackDraw:
     deck = list(CARDS)
     rng.shuffle(deck)
     jacks = [i for i, c in enumerate(deck) if rank_of(c) == JACK][:2]
-    return JackDraw(start, tuple(deck[: jacks[1] + 1]), left_of(start, jacks[0]), left_of(start, jacks[1]))
+    return JackDraw(start, tuple(deck[: jacks[1] + 1]))

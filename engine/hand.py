@@ -52,10 +52,12 @@ class Bid:
 
 @dataclass(frozen=True)
 class NameTrump:
-    """A quick entry of the bidding's outcome: trump, the seat that said play, and the round."""
+    """A quick entry of the bidding's outcome: trump, the seat that said play, and the round.
 
-    trump: Suit
-    maker: Seat
+    Beside the bids either may be left out (None): the bids say it, and what is given must agree."""
+
+    trump: Suit | None
+    maker: Seat | None
     round: int | None = None
 
 
@@ -140,6 +142,18 @@ class Trick:
     def seat_of(self, i: int) -> Seat:
         """The seat that played the i-th card of the trick."""
         return left_of(self.leader, i)
+
+
+# What a passed-out hand cannot have, field by field.
+_PASSED_OUT_NO = {
+    "trump": "no trump was named",
+    "maker": "nobody said play",
+    "bell": "no trump was named, so nobody holds a bell",
+    "melds": "no melds are scored",
+    "plays": "no cards are played",
+    "renege": "no cards were played, so nobody reneged",
+    "points": "no tricks were taken",
+}
 
 
 def impossible_points(points: int) -> str | None:
@@ -266,34 +280,48 @@ class Hand:
             self.trump = self.bidding.trump
 
     def _name_trump(self, e: NameTrump) -> None:
+        given = [w for w, v in (("trump", e.trump), ("maker", e.maker)) if v is not None]
         if self.passed_out:
-            raise IllegalEntryError("the hand was passed out: no trump was named", "trump")
+            raise IllegalEntryError(
+                [Problem(w, f"the hand was passed out: {_PASSED_OUT_NO[w]}") for w in given or ["trump"]]
+            )
         if self.bidding is not None:
             if not self.bidding.over:
                 raise IllegalEntryError("the bids do not end with a play", "bids")
-            if self.trump is not None and self.trump != e.trump:
-                raise IllegalEntryError(f"the bids name {SUIT_WORDS[self.trump]}", "trump")
-            if self.maker != e.maker:
-                raise IllegalEntryError(f"the bids say {seat_name(self.maker)} said play", "maker")  # type: ignore[arg-type]
+            problems = []
+            if e.trump is not None and self.trump is not None and self.trump != e.trump:
+                problems.append(Problem("trump", f"the bids name {SUIT_WORDS[self.trump]}"))
+            if e.maker is not None and self.maker != e.maker:
+                problems.append(Problem("maker", f"the bids say {seat_name(self.maker)} said play"))  # type: ignore[arg-type]
+            if problems:
+                raise IllegalEntryError(problems)
         elif self.trump is not None:
             raise IllegalEntryError("trump was already named", "trump")
+        elif e.trump is None or e.maker is None:
+            missing = "maker" if e.maker is None else "trump"
+            raise IllegalEntryError(
+                "missing: a quick entry gives both trump and maker (the seat that said play)", missing
+            )
+        trump = e.trump if e.trump is not None else self.trump
+        if trump is None:  # bids with an unknown up card, and no trump given: nothing more to check
+            return
         up_suit = suit_of(self.up) if self.up is not None else None
         rnd = e.round or self.round
         if rnd is None and up_suit is not None:
-            rnd = 1 if e.trump == up_suit else 2
+            rnd = 1 if trump == up_suit else 2
         if rnd not in (None, 1, 2):
             raise IllegalEntryError(f"{rnd!r} is not a round of bidding (1 or 2)", "round")
-        if up_suit is not None and rnd == 1 and e.trump != up_suit:
+        if up_suit is not None and rnd == 1 and trump != up_suit:
             raise IllegalEntryError(
-                f"in round 1 trump is the up card's suit ({SUIT_WORDS[up_suit]}), not {SUIT_WORDS[e.trump]}", "trump"
+                f"in round 1 trump is the up card's suit ({SUIT_WORDS[up_suit]}), not {SUIT_WORDS[trump]}", "trump"
             )
-        if up_suit is not None and rnd == 2 and e.trump == up_suit:
+        if up_suit is not None and rnd == 2 and trump == up_suit and self.bidding is None:
             raise IllegalEntryError(
-                f"{SUIT_WORDS[e.trump]} was the up card's suit, turned down in round 1: round 2 names another suit"
+                f"{SUIT_WORDS[trump]} was the up card's suit, turned down in round 1: round 2 names another suit"
                 " (if a player named it, enter the bids so the engine records the renege)",
                 "trump",
             )
-        self.trump, self.maker, self.round = e.trump, e.maker, rnd
+        self.trump, self.maker, self.round = trump, e.maker if e.maker is not None else self.maker, rnd
 
     def _pass_out(self, e: PassOut) -> None:
         if self.trump is not None or self.bidding is not None:
@@ -304,7 +332,7 @@ class Hand:
         s = seat_name(e.seat)
         where = f"melds.{s}[{len(self.melds[e.seat])}]"
         if self.passed_out:
-            raise IllegalEntryError("the hand was passed out: no melds are scored", where)
+            raise IllegalEntryError(f"the hand was passed out: {_PASSED_OUT_NO['melds']}", where)
         try:
             meld = meld_of(e.cards)
         except IllegalEntryError as err:
@@ -322,6 +350,8 @@ class Hand:
         self.melds = tuple(melds)
 
     def _show_bell(self, e: ShowBell) -> None:
+        if self.passed_out:
+            raise IllegalEntryError(f"the hand was passed out: {_PASSED_OUT_NO['bell']}", "bell")
         if self.trump is None:
             raise IllegalEntryError("a bell is the King and Queen of trump, and no trump was named", "bell")
         self._locate(e.seat, bell_cards(self.trump), "bell")
@@ -330,7 +360,7 @@ class Hand:
         i = len(self.plays)
         where = f"plays[{i}]"
         if self.passed_out:
-            raise IllegalEntryError("the hand was passed out: no cards are played", where)
+            raise IllegalEntryError(f"the hand was passed out: {_PASSED_OUT_NO['plays']}", where)
         if self.trump is None or self.maker is None:
             raise IllegalEntryError("no trump has been named yet: enter the bidding first", where)
         if i == 24:
@@ -356,6 +386,8 @@ class Hand:
             self.leader = winner
 
     def _call_renege(self, e: CallRenege) -> None:
+        if self.passed_out:
+            raise IllegalEntryError(f"the hand was passed out: {_PASSED_OUT_NO['renege']}", "renege")
         if not e.reason.strip():
             raise IllegalEntryError("say why (table talk, exposed card, ...)", "renege.reason")
         self.called = (*self.called, Renege(e.team, e.reason.strip(), e.seat, called=True))
@@ -375,7 +407,7 @@ class Hand:
                 "points",
             )
         if self.passed_out:
-            raise IllegalEntryError("the hand was passed out: no tricks were taken", "points")
+            raise IllegalEntryError(f"the hand was passed out: {_PASSED_OUT_NO['points']}", "points")
         if len(self.plays) == 24 and e.points != self.won:
             raise IllegalEntryError(f"the plays give NS {self.won[0]}, EW {self.won[1]}", "points")
         self.points = e.points

@@ -64,6 +64,8 @@ HAND_FIELDS = (
 )
 GAME_FIELDS = ("format", "rules", "teams", "players", "first_dealer", "hands")
 MAX_TEXT = 200  # longest team name, player name or reason kept
+MAX_DIGITS = 18  # longest number read as a number
+MAX_MELDS = 6  # more melds than a seat has cards cannot be
 
 T = TypeVar("T")
 
@@ -108,10 +110,22 @@ class _Problems:
         self.found.append(Problem(where, why))
 
 
+class LongNumber(str):
+    """A number too long for any field, kept as its digits so the refusal can say where it stood."""
+
+    def __repr__(self) -> str:
+        return f"a {len(self.lstrip('-'))}-digit number"
+
+
+def _int(digits: str) -> int | LongNumber:
+    # Python refuses to convert over 4,300 digits, and no field takes more than a few.
+    return LongNumber(digits) if len(digits) > MAX_DIGITS else int(digits)
+
+
 def loads(text: str | bytes) -> Any:
     """Parses JSON text; InvalidRecordError saying where it stops being JSON."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_int)
     except json.JSONDecodeError as e:
         raise InvalidRecordError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except (UnicodeDecodeError, RecursionError) as e:
@@ -161,6 +175,9 @@ def _by_seat(value: Any, where: str, p: _Problems) -> dict[Seat, Any]:
 def _text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidRecordError("must be a non-empty text")
+    lone = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+    if lone is not None:
+        raise InvalidRecordError(f"holds {lone!a}, half of a character: not text")
     if len(value) > MAX_TEXT:
         raise InvalidRecordError(f"is longer than {MAX_TEXT} characters")
     return value.strip()
@@ -176,6 +193,10 @@ def _points(value: Any) -> tuple[int, int]:
             raise InvalidRecordError(f"{v!r} is not a whole number of points", t)
         out.append(v)
     return (out[0], out[1])
+
+
+def _rules(value: Any) -> Rules:
+    return parse_rules(value, "")  # p.read places the problems under "rules"
 
 
 def _renege(value: Any) -> CallRenege:
@@ -218,23 +239,21 @@ def _read_fields(obj: dict[str, Any], p: _Problems, complete: bool) -> tuple[Sea
                 call = p.read(parse_call, v, f"bids[{i}]")
                 if call is not None:
                     events.append(("bidding", Bid(call)))
-    trump = p.read(parse_suit, obj["trump"], "trump") if obj.get("trump") is not None else None
-    maker = p.read(parse_seat, obj["maker"], "maker") if obj.get("maker") is not None else None
-    rnd = obj.get("round")
-    if rnd is not None and (isinstance(rnd, bool) or rnd not in (1, 2)):
-        p.add("round", f"{rnd!r} is not a round of bidding (1 or 2)")
-    if trump is not None and maker is not None:
-        events.append(("bidding", NameTrump(trump, maker, rnd)))
-    elif (trump is None) != (maker is None) and not obj.get("bids") and complete:
-        missing = "maker" if maker is None else "trump"
-        if not any(pr.where in ("trump", "maker") for pr in p.found):
-            p.add(missing, "missing: a quick entry gives both trump and maker (the seat that said play)")
     po = obj.get("passed_out")
     if po is not None and po is not False:
         if po is not True:
             p.add("passed_out", "must be true or false")
         else:
             events.append(("bidding", PassOut()))
+    trump = p.read(parse_suit, obj["trump"], "trump") if obj.get("trump") is not None else None
+    maker = p.read(parse_seat, obj["maker"], "maker") if obj.get("maker") is not None else None
+    rnd = obj.get("round")
+    if rnd is not None and (isinstance(rnd, bool) or rnd not in (1, 2)):
+        p.add("round", f"{rnd!r} is not a round of bidding (1 or 2)")
+    # Beside the bids a lone trump or maker is checked against them; a draft may hold one alone.
+    quick = trump is not None or maker is not None
+    if quick and ((trump is not None and maker is not None) or obj.get("bids") is not None or complete):
+        events.append(("trump", NameTrump(trump, maker, rnd)))
     if obj.get("bell") is not None:
         bell = p.read(parse_seat, obj["bell"], "bell")
         if bell is not None:
@@ -245,16 +264,20 @@ def _read_fields(obj: dict[str, Any], p: _Problems, complete: bool) -> tuple[Sea
             if not isinstance(v, list):
                 p.add(here, "must be a list of melds, each a list of cards")
                 continue
+            if len(v) > MAX_MELDS:
+                p.add(here, f"has {len(v)} melds; a seat holds 6 cards")
+                continue
             for i, m in enumerate(v):
                 cards = _cards(m, f"{here}[{i}]", p)
                 if cards is not None:
                     events.append(("melds", Announce(s, _mask(cards))))
     if obj.get("plays") is not None:
-        cards = _cards(obj["plays"], "plays", p)
-        if cards is not None:
-            if len(cards) > 24:
-                p.add("plays", f"has {len(cards)} cards; a hand has 24")
-            events.extend(("plays", Play(c)) for c in cards[:24])
+        if isinstance(obj["plays"], list) and len(obj["plays"]) > 24:
+            p.add("plays", f"has {len(obj['plays'])} cards; a hand has 24")
+        else:
+            cards = _cards(obj["plays"], "plays", p)
+            if cards is not None:
+                events.extend(("plays", Play(c)) for c in cards)
     if obj.get("renege") is not None:
         reneges = obj["renege"] if isinstance(obj["renege"], list) else [obj["renege"]]
         for i, v in enumerate(reneges):
@@ -299,7 +322,7 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
                 f"must be {HAND_FORMAT!r}"
                 + (" (this is a game record: use sheet)" if obj.get("format") == GAME_FORMAT else ""),
             )
-        rules = p.read(parse_rules, obj.get("rules"), "rules")
+        rules = p.read(_rules, obj.get("rules"), "rules")
     dealer, events = _read_fields(obj, p, complete)
     if p.found:
         raise InvalidRecordError(p.found)
@@ -312,7 +335,9 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
             hand = hand.apply(e)
         except EntryError as err:
             p.found.extend(err.problems)
-            if kind in _STOP_AFTER:
+            if kind == "trump" and not hand.passed_out:
+                stopped.add("bidding")  # no trump: nothing after it can be checked
+            elif kind in _STOP_AFTER:
                 stopped.add(kind)
     if not p.found and complete:
         p.found.extend(hand.status())
@@ -335,7 +360,7 @@ def read_game(obj: Any) -> GameRecord:
             f"must be {GAME_FORMAT!r}"
             + (" (this is a hand record: use score)" if obj.get("format") == HAND_FORMAT else ""),
         )
-    rules = p.read(parse_rules, obj.get("rules"), "rules") or Rules()
+    rules = p.read(_rules, obj.get("rules"), "rules") or Rules()
     teams: dict[str, str] = {}
     if obj.get("teams") is not None:
         if not isinstance(obj["teams"], dict):
@@ -395,8 +420,10 @@ def hand_to_json(hand: Hand, rules: Rules | None = None) -> dict[str, Any]:
         elif isinstance(e, Bid):
             out.setdefault("bids", []).append(str(e.call))
         elif isinstance(e, NameTrump):
-            out["trump"] = SUIT_NAMES[e.trump]
-            out["maker"] = seat_name(e.maker)
+            if e.trump is not None:
+                out["trump"] = SUIT_NAMES[e.trump]
+            if e.maker is not None:
+                out["maker"] = seat_name(e.maker)
             if e.round is not None:
                 out["round"] = e.round
         elif isinstance(e, PassOut):

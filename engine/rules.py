@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from engine.errors import InvalidRecordError, Problem
+from engine.errors import InvalidRecordError, Problem, join
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def parse_rules(value: object, where: str = "rules") -> Rules:
     values: dict[str, Any] = {}
     base = PRESETS["evansville"]
     for key, v in value.items():
-        here = f"{where}.{key}"
+        here = join(where, str(key))
         if key == "preset":
             try:
                 base = parse_rules(v, here)

@@ -17,12 +17,20 @@ import click
 from engine.errors import EntryError
 
 USAGE_ERROR = 2
+MOST_PROBLEMS = 50  # a refusal lists this many problems, then says how many more
 
 
 def _fail(lines: list[str]) -> NoReturn:
-    for line in lines:
-        click.echo(line, err=True)
+    for line in lines[:MOST_PROBLEMS]:
+        click.echo(one_line(line), err=True)
+    if len(lines) > MOST_PROBLEMS:
+        click.echo(f"... and {len(lines) - MOST_PROBLEMS} more", err=True)
     sys.exit(USAGE_ERROR)
+
+
+def one_line(text: str) -> str:
+    """Text for a terminal: control characters (a newline, an escape sequence) shown escaped."""
+    return "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
 
 
 def _read(path: str) -> Any:
@@ -545,6 +553,10 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
 
 def main() -> None:
     """Entry point: never lets a traceback reach the table."""
+    # Whatever the locale, what is written is UTF-8; text that cannot be is written escaped.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
     try:
         cli.main(prog_name="clabber", standalone_mode=True)
     except Exception as e:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from engine.cards import parse_card
+from engine.deal import JackDraw
 from engine.errors import EntryError, IllegalEntryError
 from engine.game import TIE, Sheet, add_hand, sheet
 from engine.hand import Hand
@@ -80,7 +82,7 @@ class GameState:
         self.players: dict[str, str] = dict(p.get("players") or {})
         self.rules: Rules = parse_rules(p["rules"])
         self.first_dealer: Seat = parse_seat(p["first_dealer"])
-        self.draw: list[str] | None = p.get("draw")
+        self.draw: list[str] | None = p.get("draw")  # the Jack draw's cards, dealt from N
         self.started_at = started.at
         self.updated_at = started.at
         self.last_seq = started.seq
@@ -94,6 +96,11 @@ class GameState:
         self._players_json = json.dumps(self.players)
         self._rules_json = json.dumps(asdict(self.rules))
         self._rows: dict[str, Any] | None = None
+
+    @property
+    def jack_draw(self) -> JackDraw | None:
+        """The Jack draw that chose the first dealer, when the kiosk dealt it."""
+        return None if self.draw is None else JackDraw(0, tuple(parse_card(c) for c in self.draw))
 
     # ---- folding events ------------------------------------------------------------------------
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -102,3 +106,34 @@ def test_the_command_never_prints_a_traceback(record):
 def test_rules_snapshot_round_trips():
     assert Rules().to_json() == "evansville"
     assert Rules(target=301).to_json()["target"] == 301
+
+
+QUICK = '{"format": "clabber-hand/1", "dealer": "N", "trump": "H", "maker": "S", '
+HOSTILE = [
+    pytest.param(QUICK + '"points": {"NS": ' + "9" * 5000 + ', "EW": 1}}', "points.NS", id="5000-digit-number"),
+    pytest.param(
+        QUICK + '"points": {"NS": 80, "EW": 82}, "renege": {"by": "NS", "reason": "\\ud800"}}',
+        "renege.reason",
+        id="lone-high-surrogate",
+    ),
+    pytest.param(
+        QUICK + '"points": {"NS": 80, "EW": 82}, "renege": {"by": "NS", "reason": "\\udc80"}}',
+        "renege.reason",
+        id="lone-low-surrogate",
+    ),
+    pytest.param(
+        '{"format": "clabber-hand/1", "dealer": "N", "\\u001b[2J\\ud800": 1}',
+        "\\x1b[2J\\ud800",
+        id="escape-in-a-field-name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "where"), HOSTILE)
+def test_hostile_input_is_refused_where_it_stands_and_all_output_is_utf8(text, where):
+    exe = [sys.executable, "-m", "kiosk"]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LC_ALL", "LANG")}
+    r = subprocess.run([*exe, "score", "-"], input=text.encode(), capture_output=True, env={**env, "LC_ALL": "C"})
+    err = r.stderr.decode("utf-8")  # raises if not UTF-8
+    assert r.returncode == 2 and r.stdout == b"", err
+    assert err.startswith(f"{where}: ") and len(err.splitlines()) == 1 and "Traceback" not in err

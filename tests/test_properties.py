@@ -145,6 +145,21 @@ def test_the_jack_draw_gives_the_seats_of_the_first_two_jacks(seed):
     assert (draw.first, draw.second) == (draw.seat_of(jacks[0]), draw.seat_of(jacks[1]))
 
 
+@given(st.randoms(use_true_random=False), st.integers(0, 3))
+def test_after_the_first_jack_only_the_other_three_are_dealt_to(rng, start):
+    draw = draw_for_dealer(rng, start)
+    first = draw.cards.index(next(c for c in draw.cards if rank_of(c) == JACK))
+    assert draw.second != draw.first
+    assert draw.first not in draw.seats[first + 1 :]
+    # Clockwise from the start, one card each, skipping only the first dealer once they are out.
+    seat = start
+    for i, s in enumerate(draw.seats):
+        assert s == seat, f"card {i} went to {s}, not {seat}"
+        seat = (seat + 1) % 4
+        if i >= first and seat == draw.first:
+            seat = (seat + 1) % 4
+
+
 @given(seeds)
 def test_a_deal_gives_six_cards_each_and_the_up_card_is_the_dealers(seed):
     d = deal(random.Random(seed), seed % 4)

@@ -135,19 +135,16 @@ class StartScreen(Screen):
             self.root_.show("sheet")
 
     def _draw_lines(self, state: Any) -> list[str]:
-        from engine.cards import parse_card
-
+        draw = state.jack_draw
         dealt: dict[str, list[str]] = {s: [] for s in "NESW"}
-        order = "NESW"
-        for i, name in enumerate(state.draw):
-            dealt[order[i % 4]].append(card_symbol(parse_card(name)))
-        first = "NESW"[state.first_dealer]
-        second = order[(len(state.draw) - 1) % 4]
+        for seat, card in zip(draw.seats, draw.cards, strict=True):
+            dealt["NESW"[seat]].append(card_symbol(card))
+        first, second = "NESW"[draw.first], "NESW"[draw.second]
         lines = [f"{s}: {' '.join(dealt[s])}" for s in "NESW"]
-        partner = "NESW"[(state.first_dealer + 2) % 4]
         lines.append(f"{first} got the first Jack and deals first.")
-        if second != partner:
-            lines.append(f"{second} got the second Jack: {second} and {partner} change seats.")
+        change = draw.change()
+        if change is not None:
+            lines.append(f"{second} got the second Jack: {second} and {'NESW'[change[1]]} change seats.")
         else:
             lines.append(f"{second} got the second Jack and already sits opposite {first}.")
         return lines

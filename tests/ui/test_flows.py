@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
+from engine.deal import draw_for_dealer
 from engine.seats import E, N
 from tests.test_hand import RENEGE
-from tests.ui.flows import quick_hand, start_game
+from tests.ui.flows import quick_hand, start_game, type_text
 
 
 def test_a_new_game_opens_the_sheet_with_the_teams_and_the_deal(kiosk):
@@ -248,3 +253,36 @@ def test_meld_chips_show_their_worth(kiosk):
     kiosk.tap_exact("fifty (4)")
     chips = [w.text for w in kiosk.widget("melds_S").children]
     assert any("fifty A" in t and "· 50" in t for t in chips)
+
+
+def _seed_where(gap):
+    """A seed whose Jack draw puts the second Jack ``gap`` seats clockwise of the first."""
+    for seed in range(1000):
+        d = draw_for_dealer(random.Random(seed))
+        if (d.second - d.first) % 4 == gap:
+            return seed
+    raise AssertionError(f"no seed puts the second Jack {gap} seats on")
+
+
+@pytest.mark.parametrize("gap", [1, 2, 3])
+def test_the_draw_names_the_right_change_of_seats(kiosk, gap):
+    seed = _seed_where(gap)
+    kiosk.table.rng = random.Random(seed)
+    kiosk.tap("new_game")
+    type_text(kiosk, "Ruminers")
+    kiosk.tap("field_EW")
+    type_text(kiosk, "Mackeys")
+    kiosk.tap("to_deal")
+    kiosk.tap("draw")
+    d = draw_for_dealer(random.Random(seed))
+    lines = kiosk.text("draw_text").splitlines()
+    first, second, partner = "NESW"[d.first], "NESW"[d.second], "NESW"[(d.first + 2) % 4]
+    assert lines[4] == f"{first} got the first Jack and deals first."
+    if gap == 2:
+        assert lines[5] == f"{second} got the second Jack and already sits opposite {first}."
+    else:
+        assert lines[5] == f"{second} got the second Jack: {second} and {partner} change seats."
+    # The first Jack is the last card its holder got; the second Jack is the last card of the draw.
+    cards = {line[0]: line.split(": ", 1)[1].split() for line in lines[:4]}
+    assert cards[first][-1].startswith("J") and cards[second][-1].startswith("J")
+    assert sum(c.startswith("J") for c in cards[first]) == 1
