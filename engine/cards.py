@@ -8,15 +8,30 @@ like a bitboard in chess.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from enum import IntEnum
 
 from engine.errors import InvalidRecordError
 
 Card = int
-Suit = int
 Rank = int
 CardSet = int
 
-SUITS: tuple[Suit, ...] = (0, 1, 2, 3)
+
+class Suit(IntEnum):
+    """A suit: an int (0 to 3, the order of the card numbers) that prints as its letter."""
+
+    C = 0
+    D = 1
+    H = 2
+    S = 3
+
+    def __str__(self) -> str:
+        return self.name
+
+    __repr__ = __str__
+
+
+SUITS: tuple[Suit, ...] = tuple(Suit)
 SUIT_NAMES = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
@@ -41,14 +56,14 @@ LAST_TRICK_BONUS = 10
 POINTS_IN_HAND = CARD_POINTS_IN_HAND + LAST_TRICK_BONUS
 
 
-def card(rank: Rank, suit: Suit) -> Card:
+def card(rank: Rank, suit: int) -> Card:
     """The card of a rank and suit."""
     return suit * 6 + rank
 
 
 def suit_of(c: Card) -> Suit:
     """The suit of a card."""
-    return c // 6
+    return SUITS[c // 6]
 
 
 def rank_of(c: Card) -> Rank:
@@ -61,7 +76,7 @@ def bit(c: Card) -> CardSet:
     return 1 << c
 
 
-def suit_mask(suit: Suit) -> CardSet:
+def suit_mask(suit: int) -> CardSet:
     """All six cards of a suit."""
     return 0b111111 << (suit * 6)
 
@@ -115,7 +130,7 @@ def card_symbol(c: Card) -> str:
     return ("10" if r == TEN else RANK_NAMES[r]) + SUIT_SYMBOLS[suit_of(c)]
 
 
-def suit_name(suit: Suit) -> str:
+def suit_name(suit: int) -> str:
     """The canonical letter of a suit."""
     return SUIT_NAMES[suit]
 
@@ -125,9 +140,9 @@ def parse_suit(text: object) -> Suit:
     if isinstance(text, str):
         t = text.strip().upper()
         if len(t) == 1 and t in SUIT_NAMES:
-            return SUIT_NAMES.index(t)
+            return SUITS[SUIT_NAMES.index(t)]
         if len(t) == 1 and t in SUIT_SYMBOLS:
-            return SUIT_SYMBOLS.index(t)
+            return SUITS[SUIT_SYMBOLS.index(t)]
     raise InvalidRecordError(f"{text!r} is not a suit (C, D, H or S)")
 
 

@@ -8,7 +8,7 @@ from functools import cached_property
 
 from engine.cards import CARDS, JACK, Card, rank_of
 from engine.hand import Deal
-from engine.seats import Seat, left_of
+from engine.seats import N, Seat, left_of
 
 
 def deal(rng: random.Random, dealer: Seat) -> Deal:
@@ -71,7 +71,7 @@ class JackDraw:
         return None if self.second == partner else (self.second, partner)
 
 
-def draw_for_dealer(rng: random.Random, start: Seat = 0) -> JackDraw:
+def draw_for_dealer(rng: random.Random, start: Seat = N) -> JackDraw:
     """Deals face up until two Jacks have fallen: the first Jack deals, the second is the partner."""
     deck = list(CARDS)
     rng.shuffle(deck)

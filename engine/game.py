@@ -9,9 +9,43 @@ from engine.errors import IllegalEntryError
 from engine.hand import Hand
 from engine.rules import Rules
 from engine.scoring import HandScore, score_hand
-from engine.seats import Seat, Team
+from engine.seats import EW, NS, Seat, Team, team_name
 
 TIE = "tie"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game stands: still in play, won by a team, or tied at the target.
+
+    >>> Outcome(over=True, winner=Team.EW)
+    Outcome('EW won')
+    >>> Outcome(over=True).tie
+    True
+    """
+
+    over: bool = False
+    winner: Team | None = None  # None while in play, or when tied
+
+    @property
+    def tie(self) -> bool:
+        """Over with equal totals and no winner."""
+        return self.over and self.winner is None
+
+    def to_json(self) -> str | None:
+        """The record's ``winner``: the team's name, ``"tie"``, or None while in play."""
+        if not self.over:
+            return None
+        return TIE if self.winner is None else team_name(self.winner)
+
+    def __str__(self) -> str:
+        return "in play" if not self.over else "a tie" if self.winner is None else f"{team_name(self.winner)} won"
+
+    def __repr__(self) -> str:
+        return f"Outcome({str(self)!r})"
+
+
+IN_PLAY = Outcome()
 
 
 @dataclass(frozen=True)
@@ -31,21 +65,30 @@ class Sheet:
 
     rows: tuple[Row, ...]
     totals: tuple[int, int]
-    over: bool
-    winner: Team | str | None  # a team, TIE, or None while the game goes on
+    outcome: Outcome
     next_dealer: Seat | None
 
+    @property
+    def over(self) -> bool:
+        """The game has ended: won or tied."""
+        return self.outcome.over
 
-def outcome(totals: tuple[int, int], last: HandScore, rules: Rules) -> tuple[bool, Team | str | None]:
-    """Whether the game is over after a hand with these running totals, and who won."""
+    @property
+    def winner(self) -> Team | None:
+        """The team that won, or None (in play, or a tie)."""
+        return self.outcome.winner
+
+
+def outcome(totals: tuple[int, int], last: HandScore, rules: Rules) -> Outcome:
+    """How the game stands after a hand with these running totals."""
     reached = [t >= rules.target for t in totals]
     if not any(reached):
-        return False, None
+        return IN_PLAY
     if all(reached) and rules.both_reach_target == "makers_first" and last.makers is not None:
-        return True, last.makers
+        return Outcome(True, last.makers)
     if totals[0] == totals[1]:
-        return (True, TIE) if rules.tie_at_target == "tie" else (False, None)
-    return True, 0 if totals[0] > totals[1] else 1
+        return Outcome(True) if rules.tie_at_target == "tie" else IN_PLAY
+    return Outcome(True, NS if totals[0] > totals[1] else EW)
 
 
 def add_hand(s: Sheet, hand: Hand, rules: Rules, where: str = "") -> Sheet:
@@ -58,13 +101,13 @@ def add_hand(s: Sheet, hand: Hand, rules: Rules, where: str = "") -> Sheet:
     score = score_hand(hand, rules)
     totals = (s.totals[0] + score.score[0], s.totals[1] + score.score[1])
     row = Row(len(s.rows) + 1, hand.dealer, s.next_dealer, score, totals)
-    over, winner = outcome(totals, score, rules)
-    return Sheet((*s.rows, row), totals, over, winner, None if over else score.next_dealer)
+    result = outcome(totals, score, rules)
+    return Sheet((*s.rows, row), totals, result, None if result.over else score.next_dealer)
 
 
 def sheet(hands: Sequence[Hand], rules: Rules, first_dealer: Seat | None = None) -> Sheet:
     """The sheet of a game's finished hands, in order; a hand after the end is refused."""
-    s = Sheet((), (0, 0), False, None, first_dealer)
+    s = Sheet((), (0, 0), IN_PLAY, first_dealer)
     for i, hand in enumerate(hands):
         s = add_hand(s, hand, rules, f"hands[{i}]")
     return s

@@ -9,7 +9,9 @@ played, which is enough to prove or clear every renege.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from engine.bidding import Bidding, Call, passed_suit_reason
 from engine.cards import (
@@ -256,7 +258,8 @@ class Hand:
             self._locate(s, m, f"hands.{seat_name(s)}")
         if e.up is not None:
             self.up = e.up
-            if self.dealt[self.dealer] is not None and not self.dealt[self.dealer] & bit(e.up):
+            dealers = self.dealt[self.dealer]
+            if dealers is not None and not dealers & bit(e.up):
                 raise IllegalEntryError(
                     f"{card_name(e.up)} is the dealer's last card, but is not in hands.{seat_name(self.dealer)}", "up"
                 )
@@ -525,6 +528,7 @@ class Hand:
         if seat is None:
             return 0
         if self.knows_hand(seat):
+            assert self.trump is not None  # a next player means trump was named
             return legal_cards(self.holding(seat), self.trick, self.trump)
         elsewhere = 0
         for s in SEATS:
@@ -607,7 +611,7 @@ class Hand:
         return self.points if self.points is not None else self.won
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[Hand, Any], None]] = {
     Deal: Hand._deal,
     Bid: Hand._bid,
     NameTrump: Hand._name_trump,

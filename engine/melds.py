@@ -33,7 +33,7 @@ from engine.cards import (
     suit_of,
 )
 from engine.errors import IllegalEntryError
-from engine.seats import TEAMS, Team
+from engine.seats import EW, NS, TEAMS, Team
 
 BELL_POINTS = 20
 FOUR_JACKS_POINTS = 200
@@ -159,10 +159,10 @@ def meld_winner(by_team: Sequence[Sequence[Meld]], trump: Suit | None) -> Team |
     if best[0] is None and best[1] is None:
         return None
     if best[1] is None:
-        return 0
+        return NS
     if best[0] is None:
-        return 1
+        return EW
     k0, k1 = best[0].key(trump), best[1].key(trump)
     if k0 == k1:
         return None  # equal non-trump sequences: neither team scores melds
-    return 0 if k0 > k1 else 1
+    return NS if k0 > k1 else EW

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from engine.cards import (
     CARDS,
     SUIT_WORDS,
+    SUITS,
     Card,
     CardSet,
     Suit,
@@ -22,7 +23,7 @@ from engine.cards import (
 # _STRONGER[trump][c]: the trumps that beat trump card c.
 _STRONGER: tuple[tuple[CardSet, ...], ...] = tuple(
     tuple(sum(bit(o) for o in CARDS if suit_of(o) == trump and strength(o, trump) > strength(c, trump)) for c in CARDS)
-    for trump in range(4)
+    for trump in SUITS
 )
 
 
@@ -76,6 +77,7 @@ def breach(holding: CardSet, trick: Sequence[Card], trump: Suit, c: Card) -> Bre
         duty = "trump" if led != trump else "play a trump"
     else:
         top = highest_trump(trick, trump)
+        assert top is not None  # the branch above took the tricks without a trump
         duty = "overtrump" if legal & _STRONGER[trump][top] else "trump"
     if duty == "follow suit":
         why = f"must follow suit ({SUIT_WORDS[led]}): you hold {names(legal, trump)}"

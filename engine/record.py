@@ -534,12 +534,11 @@ def sheet_to_json(s: Sheet) -> dict[str, Any]:
                 "rules_dealer": None if row.rules_dealer is None else seat_name(row.rules_dealer),
             }
         )
-    winner = s.winner if isinstance(s.winner, str) or s.winner is None else team_name(s.winner)
     return {
         "valid": True,
         "rows": rows,
         "totals": _teams(s.totals),
         "over": s.over,
-        "winner": winner,
+        "winner": s.outcome.to_json(),
         "next_dealer": None if s.next_dealer is None else seat_name(s.next_dealer),
     }

@@ -8,7 +8,7 @@ from engine.cards import POINTS_IN_HAND
 from engine.hand import Hand, Renege
 from engine.melds import BELL_POINTS, meld_winner
 from engine.rules import Rules
-from engine.seats import TEAMS, Seat, Team, left_of, other, team_of
+from engine.seats import EW, NS, TEAMS, Seat, Team, left_of, other, team_of
 
 Pair = tuple[int, int]
 
@@ -47,7 +47,7 @@ class HandScore:
 
 
 def _pair(values: dict[Team, int]) -> Pair:
-    return (values.get(0, 0), values.get(1, 0))
+    return (values.get(NS, 0), values.get(EW, 0))
 
 
 def next_dealer(dealer: Seat, rules: Rules, *, passed_out: bool = False, redeal: bool = False) -> Seat:
@@ -93,13 +93,13 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
             meld_winner=winner if melds[winner] else None,
             renege=first,
         )
-    winner = meld_winner(by_team, hand.trump)
-    melds = _pair({winner: sum(m.points for m in by_team[winner])} if winner is not None else {})
+    scorer = meld_winner(by_team, hand.trump)
+    melds = _pair({scorer: sum(m.points for m in by_team[scorer])} if scorer is not None else {})
     totals = (tricks[0] + melds[0] + bell[0], tricks[1] + melds[1] + bell[1])
     makers = hand.makers
     assert makers is not None, "score_hand needs a hand whose status() is empty"
     is_set = totals[makers] <= totals[other(makers)]  # a tie sets the makers
     score = _pair({other(makers): totals[other(makers)]}) if is_set else totals
     return HandScore(
-        next_dealer(hand.dealer, rules), makers, tricks, melds, bell, totals, score, is_set, meld_winner=winner
+        next_dealer(hand.dealer, rules), makers, tricks, melds, bell, totals, score, is_set, meld_winner=scorer
     )

@@ -2,45 +2,72 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 from engine.errors import InvalidRecordError
 
-Seat = int
-Team = int
 
-SEATS: tuple[Seat, ...] = (0, 1, 2, 3)
+class Seat(IntEnum):
+    """A seat at the table; an int (0 to 3) that prints as its letter."""
+
+    N = 0
+    E = 1
+    S = 2
+    W = 3
+
+    def __str__(self) -> str:
+        return self.name
+
+    __repr__ = __str__
+
+
+class Team(IntEnum):
+    """A partnership: NS (0) or EW (1); an int that prints as its name."""
+
+    NS = 0
+    EW = 1
+
+    def __str__(self) -> str:
+        return self.name
+
+    __repr__ = __str__
+
+
+SEATS: tuple[Seat, ...] = tuple(Seat)
 SEAT_NAMES = "NESW"
 N, E, S, W = SEATS
-TEAMS: tuple[Team, ...] = (0, 1)
+TEAMS: tuple[Team, ...] = tuple(Team)
 TEAM_NAMES = ("NS", "EW")
 NS, EW = TEAMS
 
 
-def left_of(seat: Seat, steps: int = 1) -> Seat:
+# Seats and teams are looked up, not constructed: an enum call costs ten times a tuple index.
+def left_of(seat: int, steps: int = 1) -> Seat:
     """The player to a seat's left: the next seat clockwise."""
-    return (seat + steps) % 4
+    return SEATS[(seat + steps) % 4]
 
 
-def right_of(seat: Seat) -> Seat:
+def right_of(seat: int) -> Seat:
     """The player to a seat's right: the previous seat clockwise."""
-    return (seat - 1) % 4
+    return SEATS[(seat - 1) % 4]
 
 
-def team_of(seat: Seat) -> Team:
+def team_of(seat: int) -> Team:
     """The team a seat plays for."""
-    return seat % 2
+    return TEAMS[seat % 2]
 
 
-def other(team: Team) -> Team:
+def other(team: int) -> Team:
     """The opponents of a team."""
-    return 1 - team
+    return TEAMS[1 - team]
 
 
-def seat_name(seat: Seat) -> str:
+def seat_name(seat: int) -> str:
     """``"N"``, ``"E"``, ``"S"`` or ``"W"``."""
     return SEAT_NAMES[seat]
 
 
-def team_name(team: Team) -> str:
+def team_name(team: int) -> str:
     """``"NS"`` or ``"EW"``."""
     return TEAM_NAMES[team]
 
@@ -48,7 +75,7 @@ def team_name(team: Team) -> str:
 def parse_seat(text: object) -> Seat:
     """Reads a seat letter (any case)."""
     if isinstance(text, str) and len(text.strip()) == 1 and text.strip().upper() in SEAT_NAMES:
-        return SEAT_NAMES.index(text.strip().upper())
+        return SEATS[SEAT_NAMES.index(text.strip().upper())]
     raise InvalidRecordError(f"{text!r} is not a seat (N, E, S or W)")
 
 

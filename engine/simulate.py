@@ -9,7 +9,7 @@ from engine.cards import SUITS, cards_in, suit_mask, suit_of
 from engine.deal import deal
 from engine.hand import Announce, Bid, Hand, Play
 from engine.melds import best_melds
-from engine.seats import Seat
+from engine.seats import SEATS, N, Seat
 
 
 def random_bids(rng: random.Random, hand: Hand, eagerness: float = 0.4) -> Hand:
@@ -31,13 +31,13 @@ def random_bids(rng: random.Random, hand: Hand, eagerness: float = 0.4) -> Hand:
     return hand
 
 
-def random_hand(rng: random.Random, dealer: Seat = 0, *, melds: bool = True) -> Hand:
+def random_hand(rng: random.Random, dealer: Seat = N, *, melds: bool = True) -> Hand:
     """A whole hand: a shuffled deal, lawful bidding, each seat's best melds, random lawful play."""
     hand = random_bids(rng, Hand(dealer).apply(deal(rng, dealer)))
     if hand.passed_out:
         return hand
     if melds:
-        for s in range(4):
+        for s in SEATS:
             for m in best_melds(hand.dealt[s], hand.trump):  # type: ignore[arg-type]
                 hand = hand.apply(Announce(s, m.cards))
     while len(hand.plays) < 24:

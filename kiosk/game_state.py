@@ -16,7 +16,7 @@ from typing import Any
 from engine.cards import parse_card
 from engine.deal import JackDraw
 from engine.errors import EntryError, IllegalEntryError
-from engine.game import TIE, Sheet, add_hand, sheet
+from engine.game import Sheet, add_hand, sheet
 from engine.hand import Hand
 from engine.record import hand_to_json, read_hand, renege_to_json
 from engine.rules import Rules, parse_rules
@@ -240,8 +240,7 @@ class GameState:
     @property
     def winner(self) -> str | None:
         """NS, EW, tie, or None."""
-        w = self.sheet.winner
-        return w if w is None or w == TIE else TEAM_NAMES[w]  # type: ignore[index]
+        return self.sheet.outcome.to_json()
 
     def record(self) -> dict[str, Any]:
         """The game as a ``clabber-game/1`` record (hands on the sheet only)."""
