@@ -147,7 +147,11 @@ def parse_suit(text: object) -> Suit:
 
 
 def parse_card(text: object) -> Card:
-    """Reads a card: rank then suit, ``"TS"``, ``"10s"``, ``"9♥"``."""
+    """Reads a card: rank then suit, ``"TS"``, ``"10s"``, ``"9♥"``.
+
+    >>> card_name(parse_card("10s")), card_symbol(parse_card("jh"))
+    ('TS', 'J♥')
+    """
     if isinstance(text, str):
         t = text.strip().upper()
         if t[:2] == "10":

@@ -106,7 +106,14 @@ def add_hand(s: Sheet, hand: Hand, rules: Rules, where: str = "") -> Sheet:
 
 
 def sheet(hands: Sequence[Hand], rules: Rules, first_dealer: Seat | None = None) -> Sheet:
-    """The sheet of a game's finished hands, in order; a hand after the end is refused."""
+    """The sheet of a game's finished hands, in order; a hand after the end is refused.
+
+    >>> from engine.hand import Hand
+    >>> hands = [Hand("N", trump="S", maker="E", points={"NS": 0, "EW": 162}, melds={"E": [["AS", "KS", "QS"]]})] * 3
+    >>> s = sheet(hands, Rules(), first_dealer=Seat.N)
+    >>> s.totals, s.outcome
+    ((0, 606), Outcome('EW won'))
+    """
     s = Sheet((), (0, 0), IN_PLAY, first_dealer)
     for i, hand in enumerate(hands):
         s = add_hand(s, hand, rules, f"hands[{i}]")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.bidding import Bidding, Call, passed_suit_reason
+from engine.bidding import Bidding, Call, parse_call, passed_suit_reason
 from engine.cards import (
     DECK,
     LAST_TRICK_BONUS,
@@ -24,17 +24,42 @@ from engine.cards import (
     Suit,
     bit,
     card_name,
+    card_names,
+    card_set,
     cards_in,
     count,
+    parse_card,
+    parse_suit,
     suit_mask,
+    suit_name,
     suit_of,
 )
-from engine.errors import IllegalEntryError, Problem
+from engine.errors import IllegalEntryError, InvalidRecordError, Problem
 from engine.melds import Meld, bell_cards, meld_of
 from engine.play import Breach, breach, legal_cards, trick_points, trick_winner
-from engine.seats import SEATS, Seat, Team, left_of, seat_name, team_of
+from engine.seats import SEAT_NAMES, SEATS, Seat, Team, left_of, parse_seat, parse_team, seat_name, team_name, team_of
 
 # ---- events -------------------------------------------------------------------------------
+# Each event takes cards, seats, suits and teams as ints or by name, and prints with names:
+# ``Play("AH") == Play(parse_card("AH"))``.
+
+
+def _set(obj: object, name: str, value: object) -> None:
+    object.__setattr__(obj, name, value)  # a frozen dataclass reading names in __post_init__
+
+
+def _cards_of(value: object) -> CardSet:
+    """A set of cards from an int set, ``"AS KS QS"`` or a list of names."""
+    if isinstance(value, int):
+        return value
+    names = value.split() if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)):
+        raise InvalidRecordError(f"{value!r} is not a list of cards")
+    return card_set(parse_card(n) for n in names)
+
+
+def _named(cards: CardSet) -> str:
+    return " ".join(card_names(cards))
 
 
 @dataclass(frozen=True)
@@ -44,12 +69,31 @@ class Deal:
     up: Card | None = None
     hands: tuple[CardSet | None, ...] | None = None  # by seat N E S W; None where unknown
 
+    def __post_init__(self) -> None:
+        if isinstance(self.up, str):
+            _set(self, "up", parse_card(self.up))
+        if self.hands is not None and not all(h is None or isinstance(h, int) for h in self.hands):
+            _set(self, "hands", tuple(None if h is None else _cards_of(h) for h in self.hands))
+
+    def __repr__(self) -> str:
+        fields = [] if self.up is None else [f"up={card_name(self.up)!r}"]
+        if self.hands is not None:
+            fields.append(f"hands={[None if h is None else _named(h) for h in self.hands]!r}")
+        return f"Deal({', '.join(fields)})"
+
 
 @dataclass(frozen=True)
 class Bid:
     """One call in the bidding, in turn from the dealer's left."""
 
     call: Call
+
+    def __post_init__(self) -> None:
+        if isinstance(self.call, str):
+            _set(self, "call", parse_call(self.call))
+
+    def __repr__(self) -> str:
+        return f"Bid({str(self.call)!r})"
 
 
 @dataclass(frozen=True)
@@ -61,6 +105,17 @@ class NameTrump:
     trump: Suit | None
     maker: Seat | None
     round: int | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.trump, str):
+            _set(self, "trump", parse_suit(self.trump))
+        if isinstance(self.maker, str):
+            _set(self, "maker", parse_seat(self.maker))
+
+    def __repr__(self) -> str:
+        trump = None if self.trump is None else suit_name(self.trump)
+        maker = None if self.maker is None else seat_name(self.maker)
+        return f"NameTrump({trump!r}, {maker!r}" + ("" if self.round is None else f", round={self.round}") + ")"
 
 
 @dataclass(frozen=True)
@@ -75,6 +130,15 @@ class Announce:
     seat: Seat
     cards: CardSet
 
+    def __post_init__(self) -> None:
+        if isinstance(self.seat, str):
+            _set(self, "seat", parse_seat(self.seat))
+        if not isinstance(self.cards, int):
+            _set(self, "cards", _cards_of(self.cards))
+
+    def __repr__(self) -> str:
+        return f"Announce({seat_name(self.seat)!r}, {_named(self.cards)!r})"
+
 
 @dataclass(frozen=True)
 class ShowBell:
@@ -82,12 +146,30 @@ class ShowBell:
 
     seat: Seat
 
+    def __post_init__(self) -> None:
+        if isinstance(self.seat, str):
+            _set(self, "seat", parse_seat(self.seat))
+
+    def __repr__(self) -> str:
+        return f"ShowBell({seat_name(self.seat)!r})"
+
 
 @dataclass(frozen=True)
 class Play:
-    """The next card played, by whoever's turn it is."""
+    """The next card played, by whoever's turn it is.
+
+    >>> Play("AH")
+    Play('AH')
+    """
 
     card: Card
+
+    def __post_init__(self) -> None:
+        if isinstance(self.card, str):
+            _set(self, "card", parse_card(self.card))
+
+    def __repr__(self) -> str:
+        return f"Play({card_name(self.card)!r})"
 
 
 @dataclass(frozen=True)
@@ -97,6 +179,16 @@ class CallRenege:
     team: Team
     reason: str
     seat: Seat | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.team, str):
+            _set(self, "team", parse_team(self.team))
+        if isinstance(self.seat, str):
+            _set(self, "seat", parse_seat(self.seat))
+
+    def __repr__(self) -> str:
+        seat = "" if self.seat is None else f", seat={seat_name(self.seat)!r}"
+        return f"CallRenege({team_name(self.team)!r}, {self.reason!r}{seat})"
 
 
 @dataclass(frozen=True)
@@ -194,7 +286,21 @@ class Hand:
         "won",
     )
 
-    def __init__(self, dealer: Seat) -> None:
+    def __init__(self, dealer: Seat | str, **record: Any) -> None:
+        """A hand dealt by ``dealer``; keyword fields of a hand record give what is known so far.
+
+        >>> Hand("N", up="9H", bids=["pass", "play"]).maker
+        S
+        """
+        if isinstance(dealer, str):
+            dealer = parse_seat(dealer)
+        if record:
+            from engine.record import read_hand  # the one reader of records; it builds on this module
+
+            known = read_hand({"dealer": seat_name(dealer), **record}, in_game=True, complete=False).hand
+            for name in Hand.__slots__:
+                setattr(self, name, getattr(known, name))
+            return
         self.dealer = dealer
         self.events: tuple[Event, ...] = ()
         self.up: Card | None = None
@@ -216,6 +322,48 @@ class Hand:
         self.located: tuple[CardSet, ...] = (0,) * 4  # cards known to be in each seat's hand
         self._sources: tuple[tuple[Seat, CardSet, str], ...] = ()  # where each was learnt
         self._reneges: list[Renege] | None = None
+
+    def __repr__(self) -> str:
+        from engine.record import hand_to_json
+
+        fields = hand_to_json(self)
+        dealer = fields.pop("dealer")
+        return "Hand(" + ", ".join([repr(dealer), *(f"{k}={v!r}" for k, v in fields.items())]) + ")"
+
+    # ---- shortcuts: one event each, by name -----------------------------------------------------
+
+    def deal(self, up: str | None = None, hands: dict[str, str] | None = None) -> Hand:
+        """The hand after the deal: the up card and, where known, each seat's cards (``{"N": "9C TD ..."}``)."""
+        by_seat = None if hands is None else tuple(_cards_of(hands[n]) if n in hands else None for n in SEAT_NAMES)
+        return self.apply(Deal(None if up is None else parse_card(up), by_seat))
+
+    def bid(self, call: str) -> Hand:
+        """The hand after one call: ``"pass"``, ``"play"`` or ``"play S"``."""
+        return self.apply(Bid(parse_call(call)))
+
+    def name_trump(self, trump: str, maker: str) -> Hand:
+        """The hand after a quick entry of trump and the seat that said play."""
+        return self.apply(NameTrump(parse_suit(trump), parse_seat(maker)))
+
+    def announce(self, seat: str, cards: str) -> Hand:
+        """The hand after a seat announced a meld: ``hand.announce("N", "AS KS QS")``."""
+        return self.apply(Announce(parse_seat(seat), _cards_of(cards)))
+
+    def play(self, card: str) -> Hand:
+        """The hand after the next card is played by whoever's turn it is.
+
+        >>> Hand("N", trump="H", maker="E").play("AH").plays == (Play("AH").card,)
+        True
+        """
+        return self.apply(Play(parse_card(card)))
+
+    def call_renege(self, team: str, reason: str, seat: str | None = None) -> Hand:
+        """The hand after a renege called at the table."""
+        return self.apply(CallRenege(parse_team(team), reason, None if seat is None else parse_seat(seat)))
+
+    def trick_points(self, ns: int, ew: int) -> Hand:
+        """The hand after a quick entry of each team's card points in tricks."""
+        return self.apply(TrickPoints((ns, ew)))
 
     @classmethod
     def replay(cls, dealer: Seat, events: tuple[Event, ...] | list[Event]) -> Hand:

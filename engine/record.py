@@ -31,7 +31,6 @@ from engine.hand import (
     TrickPoints,
 )
 from engine.rules import Rules, parse_rules
-from engine.scoring import HandScore
 from engine.seats import (
     SEAT_NAMES,
     TEAM_NAMES,
@@ -304,6 +303,13 @@ _STOP_AFTER = {"deal", "bidding", "bell", "plays", "misdeal"}
 def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, complete: bool = True) -> HandRecord:
     """Reads and checks a hand record; EntryError listing every problem found.
 
+    >>> read_hand({"format": "clabber-hand/1", "dealer": "N", "trump": "H", "maker": "E",
+    ...            "points": {"NS": 80, "EW": 90}})
+    Traceback (most recent call last):
+    ...
+    engine.errors.IllegalEntryError: points: 80 + 90 = 170; the teams' trick points add up to 162 (NS 80 means EW 82)
+
+
     With ``complete=False`` a hand still in progress (no result yet) is accepted."""
     if not isinstance(obj, dict):
         raise InvalidRecordError("a hand record is a JSON object", "record")
@@ -462,83 +468,3 @@ def game_to_json(game: GameRecord) -> dict[str, Any]:
         out["first_dealer"] = seat_name(game.first_dealer)
     out["hands"] = [hand_to_json(h) for h in game.hands]
     return out
-
-
-def renege_to_json(score: HandScore) -> dict[str, Any] | None:
-    """The first renege of a scored hand, as ``clabber score`` prints it."""
-    r = score.renege
-    if r is None:
-        return None
-    out: dict[str, Any] = {
-        "by": team_name(r.team),
-        "seat": None if r.seat is None else seat_name(r.seat),
-        "trick": r.trick,
-        "card": None if r.card is None else card_name(r.card),
-        "reason": r.reason,
-    }
-    if r.legal is not None:
-        out["legal"] = card_names(r.legal)
-    if score.void:
-        out["void"] = True
-    return out
-
-
-def _teams(pair: tuple[int, int]) -> dict[str, int]:
-    return {"NS": pair[0], "EW": pair[1]}
-
-
-def _team_or_none(team: int | None) -> str | None:
-    return None if team is None else team_name(team)
-
-
-def score_to_json(hand: Hand, score: HandScore) -> dict[str, Any]:
-    """The ``clabber score`` object of HAND-RECORD.md."""
-    return {
-        "valid": True,
-        "passed_out": score.passed_out,
-        "misdeal": score.misdeal,
-        "trump": None if hand.trump is None else SUIT_NAMES[hand.trump],
-        "maker": None if hand.maker is None else seat_name(hand.maker),
-        "makers": _team_or_none(score.makers),
-        "tricks": _teams(score.tricks),
-        "melds": _teams(score.melds),
-        "bell": _teams(score.bell),
-        "totals": _teams(score.totals),
-        "score": _teams(score.score),
-        "set": score.set,
-        "meld_winner": _team_or_none(score.meld_winner),
-        "renege": renege_to_json(score),
-        "next_dealer": seat_name(score.next_dealer),
-    }
-
-
-def sheet_to_json(s: Sheet) -> dict[str, Any]:
-    """The ``clabber sheet`` object of HAND-RECORD.md."""
-    rows = []
-    for row in s.rows:
-        sc = row.score
-        rows.append(
-            {
-                "hand": row.number,
-                "dealer": seat_name(row.dealer),
-                "score": _teams(sc.score),
-                "marks": dict(zip(TEAM_NAMES, sc.marks, strict=False)),
-                "totals": _teams(row.totals),
-                "set": sc.set,
-                "passed_out": sc.passed_out,
-                "misdeal": sc.misdeal,
-                "makers": _team_or_none(sc.makers),
-                "renege": renege_to_json(sc),
-                "next_dealer": seat_name(sc.next_dealer),
-                "check": sc.in_play,
-                "rules_dealer": None if row.rules_dealer is None else seat_name(row.rules_dealer),
-            }
-        )
-    return {
-        "valid": True,
-        "rows": rows,
-        "totals": _teams(s.totals),
-        "over": s.over,
-        "winner": s.outcome.to_json(),
-        "next_dealer": None if s.next_dealer is None else seat_name(s.next_dealer),
-    }

@@ -59,7 +59,16 @@ def next_dealer(dealer: Seat, rules: Rules, *, passed_out: bool = False, redeal:
 
 
 def score_hand(hand: Hand, rules: Rules) -> HandScore:
-    """The score of a finished hand (check ``hand.status()`` first)."""
+    """The score of a finished hand (check ``hand.status()`` first).
+
+    A tie sets the makers: their opponents score their own points, the makers nothing.
+
+    >>> from engine.hand import Hand
+    >>> from engine.rules import Rules
+    >>> s = score_hand(Hand("N", trump="S", maker="E", points={"NS": 80, "EW": 82}), Rules())
+    >>> s.score, s.set, s.marks
+    ((80, 82), False, ('', ''))
+    """
     if hand.misdeal is not None or hand.passed_out:
         redeal = hand.misdeal is not None
         return HandScore(

@@ -43,7 +43,11 @@ NS, EW = TEAMS
 
 # Seats and teams are looked up, not constructed: an enum call costs ten times a tuple index.
 def left_of(seat: int, steps: int = 1) -> Seat:
-    """The player to a seat's left: the next seat clockwise."""
+    """The player to a seat's left: the next seat clockwise.
+
+    >>> left_of(Seat.W), left_of(Seat.N, 2), team_of(Seat.E)
+    (N, S, EW)
+    """
     return SEATS[(seat + steps) % 4]
 
 

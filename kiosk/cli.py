@@ -73,7 +73,8 @@ def cli() -> None:
 @click.argument("file")
 def score(file: str) -> None:
     """Score one hand record (clabber-hand/1); FILE or - for standard input."""
-    from engine.record import read_hand, score_to_json
+    from engine.output import score_to_json
+    from engine.record import read_hand
     from engine.scoring import score_hand
 
     def work(obj: Any) -> str:
@@ -87,7 +88,8 @@ def score(file: str) -> None:
 @click.argument("file")
 def sheet(file: str) -> None:
     """The score sheet of a game record (clabber-game/1)."""
-    from engine.record import read_game, sheet_to_json
+    from engine.output import sheet_to_json
+    from engine.record import read_game
 
     _run(file, lambda obj: _dump(sheet_to_json(read_game(obj).sheet())))
 
@@ -176,7 +178,7 @@ def _game_id(text: str) -> int:
 
 
 def _row_json(state: Any, number: int) -> str:
-    from engine.record import sheet_to_json
+    from engine.output import sheet_to_json
 
     rows = sheet_to_json(state.sheet)["rows"]
     return _dump(rows[number - 1])
@@ -235,7 +237,7 @@ def game_list(session: Session, limit: int, as_json: bool) -> None:
 @_refusals
 def game_show(session: Session, game_id: str) -> None:
     """A game's sheet as JSON, with its status, teams and whose deal it is."""
-    from engine.record import sheet_to_json
+    from engine.output import sheet_to_json
     from engine.seats import seat_name
 
     state = session.table().game(_game_id(game_id))

@@ -18,7 +18,8 @@ from engine.deal import JackDraw
 from engine.errors import EntryError, IllegalEntryError
 from engine.game import Sheet, add_hand, sheet
 from engine.hand import Hand
-from engine.record import hand_to_json, read_hand, renege_to_json
+from engine.output import renege_to_json
+from engine.record import hand_to_json, read_hand
 from engine.rules import Rules, parse_rules
 from engine.seats import SEAT_NAMES, TEAM_NAMES, Seat, left_of, parse_seat, parse_team, seat_name
 from kiosk import events as ev

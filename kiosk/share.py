@@ -117,7 +117,7 @@ def qr_text(url: str) -> str:
 
 def result_of(state: Any, table_name: str = "") -> dict[str, Any]:
     """What a phone shows of a finished game: the record and its sheet, in one JSON object."""
-    from engine.record import sheet_to_json
+    from engine.output import sheet_to_json
 
     sheet = sheet_to_json(state.sheet)
     rows = [[r["hand"], r["dealer"], r["score"]["NS"], r["score"]["EW"], r["marks"]["NS"], r["marks"]["EW"],

@@ -3,7 +3,8 @@
 import pytest
 
 from engine.errors import IllegalEntryError
-from engine.record import read_game, sheet_to_json
+from engine.output import sheet_to_json
+from engine.record import read_game
 
 
 def q(dealer, maker, ns, ew, trump="S", **more):

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EntryError
-from engine.record import HAND_FIELDS, read_game, read_hand, score_to_json, sheet_to_json
+from engine.output import score_to_json, sheet_to_json
+from engine.record import HAND_FIELDS, read_game, read_hand
 from engine.rules import Rules
 from engine.scoring import score_hand
 from kiosk.replay import replay_text
