@@ -442,8 +442,8 @@ class Hand:
             problems = []
             if e.trump is not None and self.trump is not None and self.trump != e.trump:
                 problems.append(Problem("trump", f"the bids name {SUIT_WORDS[self.trump]}"))
-            if e.maker is not None and self.maker != e.maker:
-                problems.append(Problem("maker", f"the bids say {seat_name(self.maker)} said play"))  # type: ignore[arg-type]
+            if e.maker is not None and self.maker is not None and self.maker != e.maker:
+                problems.append(Problem("maker", f"the bids say {seat_name(self.maker)} said play"))
             if problems:
                 raise IllegalEntryError(problems)
         elif self.trump is not None:
@@ -643,17 +643,20 @@ class Hand:
 
     def tricks(self) -> list[Trick]:
         """Every trick so far; the last one may be incomplete (winner None)."""
-        out = []
+        out: list[Trick] = []
+        trump = self.trump
+        if trump is None:  # nothing is played before trump is named
+            return out
         leader = left_of(self.dealer)
         for start in range(0, len(self.plays), 4):
             cards = self.plays[start : start + 4]
             if len(cards) == 4:
-                winner = left_of(leader, trick_winner(cards, self.trump))  # type: ignore[arg-type]
+                winner = left_of(leader, trick_winner(cards, trump))
                 bonus = LAST_TRICK_BONUS if start == 20 else 0
-                out.append(Trick(leader, cards, winner, trick_points(cards, self.trump) + bonus))  # type: ignore[arg-type]
+                out.append(Trick(leader, cards, winner, trick_points(cards, trump) + bonus))
                 leader = winner
             else:
-                out.append(Trick(leader, cards, None, trick_points(cards, self.trump)))  # type: ignore[arg-type]
+                out.append(Trick(leader, cards, None, trick_points(cards, trump)))
         return out
 
     def knows_hand(self, seat: Seat) -> bool:
@@ -717,7 +720,9 @@ class Hand:
         is known to have held at that moment (uncached: ``reneges()`` is the cached view)."""
         found: list[Renege] = []
         if self.bidding is not None and self.bidding.named_passed_suit():
-            found.append(Renege(team_of(self.maker), passed_suit_reason(self.trump), self.maker))  # type: ignore[arg-type]
+            maker, named = self.maker, self.trump
+            assert maker is not None and named is not None  # the bids ended with a play
+            found.append(Renege(team_of(maker), passed_suit_reason(named), maker))
         trump = self.trump
         if trump is None:
             return found

@@ -210,9 +210,9 @@ def _renege(value: Any) -> CallRenege:
     seat = p.read(parse_seat, value["seat"], "seat") if value.get("seat") is not None else None
     if team is not None and seat is not None and seat % 2 != team:
         p.add("seat", f"{seat_name(seat)} does not play for {team_name(team)}")
-    if p.found:
+    if p.found or team is None or reason is None:
         raise InvalidRecordError(p.found)
-    return CallRenege(team, reason, seat)  # type: ignore[arg-type]
+    return CallRenege(team, reason, seat)
 
 
 def _read_fields(obj: dict[str, Any], p: _Problems, complete: bool) -> tuple[Seat | None, list[tuple[str, Event]]]:
@@ -330,9 +330,9 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
             )
         rules = p.read(_rules, obj.get("rules"), "rules")
     dealer, events = _read_fields(obj, p, complete)
-    if p.found:
+    if p.found or dealer is None:
         raise InvalidRecordError(p.found)
-    hand = Hand(dealer)  # type: ignore[arg-type]
+    hand = Hand(dealer)
     stopped: set[str] = set()
     for kind, e in events:
         if stopped & {"deal", "bidding"} or kind in stopped:

@@ -36,9 +36,8 @@ class HandScore:
         """``XX`` for set makers, ``-`` for a team that scored 0 otherwise, else empty."""
         if self.passed_out or self.void or self.misdeal:
             return ("", "")
-        return tuple(  # type: ignore[return-value]
-            "XX" if self.set and t == self.makers else "-" if self.score[t] == 0 else "" for t in TEAMS
-        )
+        ns, ew = ("XX" if self.set and t == self.makers else "-" if self.score[t] == 0 else "" for t in TEAMS)
+        return ns, ew
 
     @property
     def in_play(self) -> int:

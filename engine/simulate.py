@@ -17,7 +17,8 @@ def random_bids(rng: random.Random, hand: Hand, eagerness: float = 0.4) -> Hand:
     up_suit = suit_of(hand.up) if hand.up is not None else 0
     while not hand.finished and hand.trump is None:
         seat = hand.bidding.turn if hand.bidding else hand.turn
-        held = hand.located[seat]  # type: ignore[index]
+        assert seat is not None  # a hand still bidding has a seat to call
+        held = hand.located[seat]
         rnd = hand.bidding.round if hand.bidding else 1
         call = Call(False)
         if rng.random() < eagerness:
@@ -38,7 +39,7 @@ def random_hand(rng: random.Random, dealer: Seat = N, *, melds: bool = True) -> 
         return hand
     if melds:
         for s in SEATS:
-            for m in best_melds(hand.dealt[s], hand.trump):  # type: ignore[arg-type]
+            for m in best_melds(hand.located[s], hand.trump):  # the deal is known: located is all six
                 hand = hand.apply(Announce(s, m.cards))
     while len(hand.plays) < 24:
         hand = hand.apply(Play(rng.choice(list(cards_in(hand.legal())))))

@@ -10,11 +10,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from engine.errors import EntryError
+
+if TYPE_CHECKING:  # each command imports what it needs when it runs
+    from kiosk.config import Config
+    from kiosk.game_state import GameState
+    from kiosk.table import Table
 
 USAGE_ERROR = 2
 MOST_PROBLEMS = 50  # a refusal lists this many problems, then says how many more
@@ -116,9 +121,9 @@ class Session:
 
     def __init__(self, db: str | None) -> None:
         self.flags = {"db": db}
-        self._table: Any = None
+        self._table: Table | None = None
 
-    def config(self) -> Any:
+    def config(self) -> Config:
         from kiosk.config import ConfigError, load_config
 
         try:
@@ -126,7 +131,7 @@ class Session:
         except ConfigError as e:
             _fail([str(e)])
 
-    def table(self) -> Any:
+    def table(self) -> Table:
         if self._table is None:
             from kiosk.store import open_store
             from kiosk.table import Table
@@ -177,7 +182,7 @@ def _game_id(text: str) -> int:
     return int(text)
 
 
-def _row_json(state: Any, number: int) -> str:
+def _row_json(state: GameState, number: int) -> str:
     from engine.output import sheet_to_json
 
     rows = sheet_to_json(state.sheet)["rows"]

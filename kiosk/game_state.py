@@ -101,7 +101,7 @@ class GameState:
     @property
     def jack_draw(self) -> JackDraw | None:
         """The Jack draw that chose the first dealer, when the kiosk dealt it."""
-        return None if self.draw is None else JackDraw(0, tuple(parse_card(c) for c in self.draw))
+        return None if self.draw is None else JackDraw(Seat.N, tuple(parse_card(c) for c in self.draw))
 
     # ---- folding events ------------------------------------------------------------------------
 

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from engine.cards import SUIT_SYMBOLS, SUIT_WORDS, card_symbol, names
+from engine.cards import SUIT_SYMBOLS, SUIT_WORDS, Suit, card_symbol, names
 from engine.hand import Hand
 from engine.rules import Rules
 from engine.scoring import HandScore, score_hand
 from engine.seats import SEATS, seat_name, team_name, team_of
 
 
-def _who(seat: int) -> str:
+def _who(seat: int | None) -> str:
+    if seat is None:
+        return "someone"
     return f"{seat_name(seat)} ({team_name(team_of(seat))})"
 
 
-def _cards(mask: int, known: bool, trump: int | None) -> str:
+def _cards(mask: int, known: bool, trump: Suit | None) -> str:
     text = names(mask, trump) or "—"
     return text if known else f"{text} (+ cards not yet seen)"
 
@@ -88,7 +90,7 @@ def _result(hand: Hand, s: HandScore) -> list[str]:
             by = _who(r.seat) if r.seat is not None else team_name(r.team)
             lines.append(f"Renege called against {by}: {r.reason}.")
         elif r.play is None:
-            lines.append(f"RENEGE by {_who(r.seat)} in the bidding: {r.reason}.")  # type: ignore[arg-type]
+            lines.append(f"RENEGE by {_who(r.seat)} in the bidding: {r.reason}.")
     if s.void:
         lines.append("Both teams reneged: nothing scored; the same dealer deals again.")
     elif s.renege is not None:
@@ -102,10 +104,11 @@ def _result(hand: Hand, s: HandScore) -> list[str]:
         if any(s.bell):
             lines.append(f"Bell: NS {s.bell[0]}, EW {s.bell[1]}")
         lines.append(f"Totals: NS {s.totals[0]}, EW {s.totals[1]}")
+        makers = "" if s.makers is None else team_name(s.makers)
         if s.set:
-            lines.append(f"{team_name(s.makers)} named trump and did not take more: set (XX).")  # type: ignore[arg-type]
+            lines.append(f"{makers} named trump and did not take more: set (XX).")
         else:
-            lines.append(f"{team_name(s.makers)} named trump and made it.")  # type: ignore[arg-type]
+            lines.append(f"{makers} named trump and made it.")
     lines.append(f"On the sheet: NS {s.score[0]}, EW {s.score[1]}. Next dealer: {seat_name(s.next_dealer)}.")
     return lines
 

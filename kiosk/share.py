@@ -11,7 +11,10 @@ import base64
 import json
 import socket
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kiosk.game_state import GameState
 
 import qrcode
 from qrcode.constants import ERROR_CORRECT_M
@@ -24,7 +27,7 @@ def local_address() -> str:
     """This machine's address on the local network (the Pi's, for phones on the bar's Wi-Fi)."""
     try:
         for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            address = info[4][0]
+            address = str(info[4][0])
             if not address.startswith("127."):
                 return address
     except OSError:
@@ -115,7 +118,7 @@ def qr_text(url: str) -> str:
                      for y in range(0, len(m), 2))  # fmt: skip
 
 
-def result_of(state: Any, table_name: str = "") -> dict[str, Any]:
+def result_of(state: GameState, table_name: str = "") -> dict[str, Any]:
     """What a phone shows of a finished game: the record and its sheet, in one JSON object."""
     from engine.output import sheet_to_json
 

@@ -316,7 +316,7 @@ class Store:
     def set_setting(self, key: str, value: str) -> None:
         """Stores a setting."""
         with self.writing() as db:
-            db["settings"].upsert({"key": key, "value": value}, pk="key")
+            db.table("settings").upsert({"key": key, "value": value}, pk="key")
 
     # ---- checks and backups ------------------------------------------------------------------------
 

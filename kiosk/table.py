@@ -18,6 +18,7 @@ from typing import Any
 from engine.cards import card_name
 from engine.deal import draw_for_dealer
 from engine.errors import EntryError
+from engine.hand import Hand
 from engine.record import read_game
 from engine.rules import Rules, parse_rules
 from engine.seats import parse_seat, seat_name
@@ -71,7 +72,7 @@ class Table:
         """The most recent games, newest first."""
         return self.store.games(limit)
 
-    def preview(self, game_id: int, record: dict[str, Any]) -> Any:
+    def preview(self, game_id: int, record: dict[str, Any]) -> Hand:
         """The engine's hand for a record in this game, checked but not stored (what a tap would
         give); ActionRefused with every problem if the engine refuses it."""
         from kiosk.game_state import read_record

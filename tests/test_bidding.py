@@ -6,13 +6,7 @@ from engine.bidding import Bidding, Call, parse_call
 from engine.errors import EntryError, IllegalEntryError
 from engine.seats import E, N, S, W
 from tests.helpers import hand_of, score_of, suit
-
-DEAL = {
-    "N": ["JH", "9H", "AS", "KS", "QS", "9C"],
-    "E": ["AH", "TH", "AC", "TC", "KC", "9D"],
-    "S": ["KH", "QH", "JS", "TS", "9S", "QC"],
-    "W": ["JC", "AD", "TD", "KD", "QD", "JD"],
-}
+from tests.records import DEAL
 
 
 def calls(*texts: str) -> Bidding:

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from tests.helpers import clabber, write_json
-from tests.test_bidding import DEAL
-from tests.test_hand import LAWFUL, RENEGE
+from tests.records import DEAL, LAWFUL, RENEGE
 
 HAND = "clabber-hand/1"
 QUICK = {"format": HAND, "dealer": "E", "trump": "H", "maker": "S", "points": {"NS": 70, "EW": 92}}

@@ -7,61 +7,9 @@ from engine.errors import IllegalEntryError
 from engine.hand import CallRenege, Hand, Play
 from engine.seats import E, N, S, W
 from tests.helpers import card_list, cards, hand_of, score_of
-from tests.test_bidding import DEAL
+from tests.records import DEAL, LAWFUL, RENEGE
 
-LAWFUL = [
-    "AH",
-    "KH",
-    "AD",
-    "JH",
-    "AS",
-    "TH",
-    "JS",
-    "KD",
-    "9D",
-    "QH",
-    "QD",
-    "9H",
-    "KS",
-    "AC",
-    "TS",
-    "JD",
-    "9S",
-    "TD",
-    "QS",
-    "KC",
-    "9C",
-    "TC",
-    "QC",
-    "JC",
-]
 # E throws AC on trick 2 while holding the 10 of trump, and plays it in trick 3.
-RENEGE = [
-    "AH",
-    "KH",
-    "AD",
-    "JH",
-    "AS",
-    "AC",
-    "JS",
-    "KD",
-    "KS",
-    "TH",
-    "TS",
-    "QD",
-    "9D",
-    "QH",
-    "JD",
-    "9H",
-    "QS",
-    "KC",
-    "9S",
-    "TD",
-    "9C",
-    "TC",
-    "QC",
-    "JC",
-]
 BIDDING = {"dealer": "N", "up": "9H", "bids": ["play"]}
 
 

@@ -18,8 +18,7 @@ from engine.rules import Rules
 from engine.scoring import score_hand
 from kiosk.replay import replay_text
 from tests.helpers import clabber
-from tests.test_bidding import DEAL
-from tests.test_hand import RENEGE
+from tests.records import DEAL, RENEGE
 
 json_values = st.recursive(
     st.none()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,9 +15,12 @@ from engine.melds import best_melds
 from engine.record import hand_to_json, read_hand
 from engine.rules import Rules
 from engine.scoring import score_hand
+from engine.seats import SEATS
 from engine.simulate import random_bids, random_hand
 
-seeds = st.integers(min_value=0, max_value=2**32 - 1)
+# Hypothesis draws the randomness itself, so a failure shrinks to a small, plain hand.
+rngs = st.randoms(use_true_random=False)
+dealers = st.sampled_from(SEATS)
 RULES = Rules()
 
 
@@ -35,18 +37,17 @@ def rotated(record: dict) -> dict:
     return out
 
 
-@given(seeds)
-def test_every_hand_holds_162_and_24_cards_are_played(seed):
-    hand = random_hand(random.Random(seed), seed % 4)
+@given(rngs, dealers)
+def test_every_hand_holds_162_and_24_cards_are_played(rng, dealer):
+    hand = random_hand(rng, dealer)
     if not hand.passed_out:
         assert len(hand.plays) == 24 and sorted(hand.plays) == list(range(24))
         assert sum(hand.won) == POINTS_IN_HAND
 
 
-@given(seeds)
-def test_the_legal_set_is_never_empty_and_lawful_play_has_no_renege(seed):
-    rng = random.Random(seed)
-    hand = random_bids(rng, Hand(seed % 4).apply(deal(rng, seed % 4)))
+@given(rngs, dealers)
+def test_the_legal_set_is_never_empty_and_lawful_play_has_no_renege(rng, dealer):
+    hand = random_bids(rng, Hand(dealer).apply(deal(rng, dealer)))
     if hand.passed_out:
         return
     while len(hand.plays) < 24:
@@ -56,36 +57,35 @@ def test_the_legal_set_is_never_empty_and_lawful_play_has_no_renege(seed):
     assert hand.reneges() == []
 
 
-@given(seeds)
-def test_replay_from_events_gives_an_identical_hand_and_score(seed):
-    hand = random_hand(random.Random(seed), seed % 4)
+@given(rngs, dealers)
+def test_replay_from_events_gives_an_identical_hand_and_score(rng, dealer):
+    hand = random_hand(rng, dealer)
     again = Hand.replay(hand.dealer, hand.events)
     assert again.events == hand.events and again.tricks() == hand.tricks()
     assert score_hand(again, RULES) == score_hand(hand, RULES)
 
 
-@given(seeds)
-def test_records_round_trip(seed):
-    hand = random_hand(random.Random(seed), seed % 4)
+@given(rngs, dealers)
+def test_records_round_trip(rng, dealer):
+    hand = random_hand(rng, dealer)
     record = hand_to_json(hand, RULES)
     back = read_hand(json.loads(json.dumps(record)))
     assert hand_to_json(back.hand, back.rules) == record
     assert score_hand(back.hand, back.rules) == score_hand(hand, RULES)
 
 
-@given(seeds)
-def test_swapping_the_teams_mirrors_the_score(seed):
-    hand = random_hand(random.Random(seed), seed % 4)
+@given(rngs, dealers)
+def test_swapping_the_teams_mirrors_the_score(rng, dealer):
+    hand = random_hand(rng, dealer)
     record = hand_to_json(hand, RULES)
     a = score_hand(hand, RULES)
     b = score_hand(read_hand(rotated(record)).hand, RULES)
     assert b.score == a.score[::-1] and b.totals == a.totals[::-1] and b.set == a.set
 
 
-@given(seeds, st.integers(min_value=0, max_value=23))
-def test_a_renege_is_proven_from_the_plays_alone(seed, at):
+@given(rngs, st.integers(min_value=0, max_value=23))
+def test_a_renege_is_proven_from_the_plays_alone(rng, at):
     """Play one unlawful card where there is one; the engine finds it with or without the hands."""
-    rng = random.Random(seed)
     hand = random_bids(rng, Hand(0).apply(deal(rng, 0)))
     if hand.passed_out:
         return
@@ -107,10 +107,9 @@ def test_a_renege_is_proven_from_the_plays_alone(seed, at):
     assert (injected is None) == (found == []) and (injected is None or found[0] == injected)
 
 
-@given(seeds, st.integers(min_value=0, max_value=162), st.sampled_from("NESW"), st.sampled_from("CDHS"))
-def test_quick_entries_score_consistently(seed, ns, maker, trump):
+@given(rngs, st.integers(min_value=0, max_value=162), st.sampled_from("NESW"), st.sampled_from("CDHS"))
+def test_quick_entries_score_consistently(rng, ns, maker, trump):
     """Random quick entries with each seat's best melds: the check column and the set rule hold."""
-    rng = random.Random(seed)
     d = deal(rng, 0)
     melds = {"NESW"[s]: [card_names(m.cards) for m in best_melds(d.hands[s], "CDHS".index(trump))] for s in range(4)}
     record = {
@@ -137,15 +136,15 @@ def test_quick_entries_score_consistently(seed, ns, maker, trump):
     assert s.score == ((0, s.totals[1]) if s.set and makers == 0 else (s.totals[0], 0) if s.set else s.totals)
 
 
-@given(seeds)
-def test_the_jack_draw_gives_the_seats_of_the_first_two_jacks(seed):
-    draw = draw_for_dealer(random.Random(seed), start=seed % 4)
+@given(rngs, dealers)
+def test_the_jack_draw_gives_the_seats_of_the_first_two_jacks(rng, start):
+    draw = draw_for_dealer(rng, start)
     jacks = [i for i, c in enumerate(draw.cards) if rank_of(c) == JACK]
     assert len(jacks) == 2 and jacks[1] == len(draw.cards) - 1
     assert (draw.first, draw.second) == (draw.seat_of(jacks[0]), draw.seat_of(jacks[1]))
 
 
-@given(st.randoms(use_true_random=False), st.integers(0, 3))
+@given(rngs, dealers)
 def test_after_the_first_jack_only_the_other_three_are_dealt_to(rng, start):
     draw = draw_for_dealer(rng, start)
     first = draw.cards.index(next(c for c in draw.cards if rank_of(c) == JACK))
@@ -160,7 +159,7 @@ def test_after_the_first_jack_only_the_other_three_are_dealt_to(rng, start):
             seat = (seat + 1) % 4
 
 
-@given(seeds)
-def test_a_deal_gives_six_cards_each_and_the_up_card_is_the_dealers(seed):
-    d = deal(random.Random(seed), seed % 4)
-    assert [count(h) for h in d.hands] == [6] * 4 and d.hands[seed % 4] >> d.up & 1
+@given(rngs, dealers)
+def test_a_deal_gives_six_cards_each_and_the_up_card_is_the_dealers(rng, dealer):
+    d = deal(rng, dealer)
+    assert [count(h) for h in d.hands] == [6] * 4 and d.hands[dealer] >> d.up & 1

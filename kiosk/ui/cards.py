@@ -161,9 +161,9 @@ class CardsScreen(Screen):
                 hand = None
         for s in SEAT_NAMES:
             self.ids[f"maker_{s}"].chosen = self.maker == s
-        for i, suit in enumerate(SUIT_NAMES):
-            self.ids[f"trump_{suit}"].chosen = self.trump == suit
-            self.ids[f"trump_{suit}"].text = theme.suit_markup(i)
+        for i, letter in enumerate(SUIT_NAMES):
+            self.ids[f"trump_{letter}"].chosen = self.trump == letter
+            self.ids[f"trump_{letter}"].text = theme.suit_markup(i)
         played = set(self.plays)
         for suit in ROWS:
             for rank in COLUMNS:

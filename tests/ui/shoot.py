@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.test_hand import RENEGE
+from tests.records import RENEGE
 from tests.ui.flows import quick_hand
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from engine.deal import draw_for_dealer
 from engine.seats import E, N
-from tests.test_hand import RENEGE
+from tests.records import RENEGE
 from tests.ui.flows import quick_hand, start_game, type_text
 
 
