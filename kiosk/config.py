@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from kiosk.gpio_config import GpioConfig, GpioConfigError, gpio_config
 
 SYSTEM_CONFIG = Path("/etc/clabber/config.toml")
 
@@ -38,7 +40,7 @@ class Config:
     fullscreen: str = "auto"  # auto: fullscreen on the Pi's console (no desktop), a window on a desktop
     touch: str = "auto"  # auto: SDL finger events on the Pi's console, the mouse on a desktop
     dim_after: int = 300  # seconds without a touch before the screen dims; 0 never
-    gpio: Any = None  # the checked [gpio] table: a kiosk.buttons.GpioConfig
+    gpio: GpioConfig = field(default_factory=GpioConfig)  # the checked [gpio] table
     public_url: str = ""  # where phones reach the result pages, e.g. http://clabber-3.local:8080
     viewer_url: str = ""  # a copy of the static viewer page; default: the kiosk's own /view
     table_name: str = ""  # shown on the result pages, e.g. "Table 3"
@@ -187,7 +189,6 @@ def load_config(flags: Mapping[str, Any] | None = None, env: Mapping[str, str] |
             values[key] = (value, f"--{key.replace('_', '-')}")
     parsed: dict[str, Any] = {}
     gpio_table, gpio_where = values.pop("gpio", ({}, "gpio"))
-    from kiosk.buttons import GpioConfigError, gpio_config
 
     try:
         if not isinstance(gpio_table, dict):
