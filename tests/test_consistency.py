@@ -151,6 +151,7 @@ def test_a_problem_in_the_rules_names_its_path_once(rules, where):
 # ---- the property: one contradicting quick field -------------------------------------------
 
 
+@pytest.mark.slow
 def test_ten_thousand_lawful_hands_with_one_contradicting_quick_field_are_refused():
     rng = random.Random(2026)
     refused = 0

@@ -10,9 +10,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from kiosk.game_state import GameState
 from kiosk.store import Store
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow  # 200 kills of a real writer
 
 KILLS = int(os.environ.get("CLABBER_CRASH_KILLS", "200"))
 

@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow  # the installer runs into a directory tree, twice
+
 UNITS = sorted((ROOT / "systemd").glob("clabber-*"))
 SCRIPTS = [ROOT / "deploy" / "install.sh", ROOT / "run", ROOT / ".ci" / "run"]
 SECURITY_LIMITS = {"clabber-web.service": 2.0, "clabber-kiosk.service": 4.0, "clabber-backup.service": 4.0}
@@ -128,6 +130,7 @@ def test_shellcheck(script):
     assert r.returncode == 0, r.stdout
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("python", ["3.11", "3.13"])
 def test_the_locked_dependencies_resolve_for_a_64_bit_pi(tmp_path, python):
     r = subprocess.run(

@@ -16,6 +16,14 @@ configure(Display(headless=True, maxfps=0), kivy_home=Path(tempfile.mkdtemp(pref
 os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here drives a real Kivy window: all of them are slow."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def kiosk(tmp_path):
     from tests.ui.harness import Kiosk
