@@ -32,7 +32,9 @@ class _DeepQueue(socket.socket):
 
 def listening_socket(host: str, port: int) -> socket.socket:
     """The server's socket, bound; OSError (with the reason) when the address cannot be had."""
-    sock = _DeepQueue(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
+    # say they are TCP, and with it on every small response waits 40 ms for a delayed ACK.
+    sock = _DeepQueue(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
