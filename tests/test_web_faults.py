@@ -371,3 +371,33 @@ def test_a_page_on_a_kept_alive_connection_is_not_held_back(served):
     finally:
         conn.close()
     assert statistics.median(times) < 0.025, f"median {statistics.median(times) * 1000:.0f} ms"
+
+
+def test_drawing_big_games_does_not_hold_up_other_pages(tmp_path):
+    table = open_table(tmp_path / "clabber.db")
+    big = finished_game(table, hands=300)  # three hundred hands, most passed out
+    copies = [table.import_game(big.record()) for _ in range(4)]
+    table.store.close()
+    server = Server(tmp_path / "clabber.db")
+    try:
+        start = time.monotonic()
+        assert fetch(server.port, f"/g/{big.token}")[0] == 200
+        one = time.monotonic() - start  # folding and drawing one big game, cold
+        results: list[int] = []
+        drawers = [threading.Thread(target=lambda t=g.token: results.append(fetch(server.port, f"/g/{t}")[0]))
+                   for g in copies]  # fmt: skip
+        for t in drawers:
+            t.start()
+        small = []
+        while any(t.is_alive() for t in drawers) and len(small) < 200:
+            start = time.monotonic()
+            assert fetch(server.port, "/nothing-here")[0] == 404
+            small.append(time.monotonic() - start)
+        for t in drawers:
+            t.join(timeout=30)
+    finally:
+        assert "Traceback" not in server.close()
+    assert results == [200] * len(copies)
+    print(f"one big game {one * 1000:.0f} ms; small pages meanwhile: {len(small)}, "
+          f"median {statistics.median(small) * 1000:.1f} ms")  # fmt: skip
+    assert len(small) >= 3 and statistics.median(small) < one / 3, (one, small)
