@@ -61,7 +61,7 @@ HAND_FIELDS = (
     "points",
     "misdeal",
 )
-GAME_FIELDS = ("format", "rules", "teams", "players", "first_dealer", "hands")
+GAME_FIELDS = ("format", "rules", "teams", "players", "first_dealer", "hands", "corrections")
 MAX_TEXT = 200  # longest team name, player name or reason kept
 MAX_DIGITS = 18  # longest number read as a number
 MAX_MELDS = 6  # more melds than a seat has cards cannot be
@@ -384,6 +384,10 @@ def read_game(obj: Any) -> GameRecord:
             if name is not None:
                 players[seat_name(s)] = name
     first = p.read(parse_seat, obj["first_dealer"], "first_dealer") if obj.get("first_dealer") is not None else None
+    # Corrections made after the table (which hand, when, why) are for people: checked, not scored.
+    corrections = obj.get("corrections", [])
+    if not isinstance(corrections, list) or not all(isinstance(c, dict) and "hand" in c for c in corrections):
+        p.add("corrections", 'must be a list of {"hand": N, "at": TIME, "reason": TEXT}')
     raw = obj.get("hands", [])
     hands: list[Hand] = []
     if not isinstance(raw, list):

@@ -430,15 +430,17 @@ def serve_command(db: str | None, host: str | None, port: int | None, public_url
         _fail([str(e)])
     if not cfg.db.exists():
         _fail([f"{cfg.db}: no database here yet: start the kiosk first"])
-    import uvicorn
-
     from kiosk.share import base_url
-    from kiosk.web import Site, create_app
+    from kiosk.web import Site
+    from kiosk.web.server import ServeError, serve
 
     base = base_url(cfg.public_url, cfg.serve_port)
     site = Site(cfg.db, base, cfg.viewer_url or f"{base}/view", cfg.table_name, cfg.show_recent)
     click.echo(f"result pages on http://{cfg.serve_host}:{cfg.serve_port}/ (phones: {base}/g/…)", err=True)
-    uvicorn.run(create_app(site), host=cfg.serve_host, port=cfg.serve_port, log_level="warning", access_log=False)
+    try:
+        serve(site, cfg.serve_host, cfg.serve_port)
+    except ServeError as e:
+        _fail([str(e)])
 
 
 @cli.command("qr")

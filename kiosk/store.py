@@ -100,9 +100,10 @@ def _words(e: sqlite3.Error) -> str:
     return f"the database refused the change: {text}"
 
 
-def _connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
+def _connect(path: Path, readonly: bool = False, immutable: bool = False) -> sqlite3.Connection:
     if readonly:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        flags = "mode=ro&immutable=1" if immutable else "mode=ro"
+        conn = sqlite3.connect(f"file:{path}?{flags}", uri=True, isolation_level=None)
         conn.execute("PRAGMA query_only = ON")
     else:
         conn = sqlite3.connect(path, isolation_level=None)  # transactions are explicit: see writing()
@@ -160,14 +161,18 @@ def _upsert_sql(table: str, row: dict[str, Any], key: tuple[str, ...]) -> str:
 class Store:
     """The SQLite file: append events, read them back, keep and rebuild the derived tables."""
 
-    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path | str, *, readonly: bool = False, immutable: bool = False) -> None:
         self.path = Path(path)
-        self.readonly = readonly
+        self.readonly = readonly or immutable
+        self.immutable = immutable  # see open_reader(): only while no writer has the file open
         try:
-            self.conn = _connect(self.path, readonly)
+            # A reader notes which file it opens before opening it: replaced() then errs towards
+            # opening again, never towards keeping a file that is no longer the database.
+            self.opened = _identity(self.path) if self.readonly else (0, 0, 0, 0)
+            self.conn = _connect(self.path, self.readonly, immutable)
             self.db = Database(self.conn)
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.Error as e:
+        except (sqlite3.Error, OSError) as e:
             raise StoreError(f"{self.path}: cannot open the database: {e}") from None
         if version > SCHEMA_VERSION:
             self.conn.close()
@@ -189,6 +194,17 @@ class Store:
     def close(self) -> None:
         """Closes the connection (checkpointing the WAL when this is the last one)."""
         self.conn.close()
+
+    def replaced(self) -> bool:
+        """Whether a reader should open the file again: another file now has this path (a restore),
+        or, for an immutable reader, the file changed or a writer opened it (its ``-wal`` exists)."""
+        try:
+            now = _identity(self.path)
+        except OSError:
+            return True
+        if now[:2] != self.opened[:2]:
+            return True
+        return self.immutable and (now != self.opened or _writer_present(self.path))
 
     @contextmanager
     def writing(self) -> Iterator[Database]:
@@ -344,6 +360,42 @@ class Store:
         for old in backups(folder)[keep:]:
             old.unlink(missing_ok=True)
         return target
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _writer_present(path: Path) -> bool:
+    # A WAL-mode writer keeps a -wal beside the file while connected; a rollback-mode one (the
+    # restore's copy) writes a -journal while it changes the file in place.
+    return any(Path(str(path) + suffix).exists() for suffix in ("-wal", "-journal"))
+
+
+def open_reader(path: Path) -> Store:
+    """A read-only connection, for a process that only shows games (the result pages).
+
+    A reader of a WAL-mode file needs its ``-shm`` (and ``-wal``): a writer creates them and the
+    last connection to close deletes them, and a reader on a read-only mount cannot create them.
+    So when the kiosk is stopped the file cannot be opened as usual. With no ``-wal`` beside it no
+    writer has the file open and everything is in the main file: then it is opened immutable (no
+    locks, no log). That is only sound while nobody writes: ``Store.replaced()`` tells the reader
+    to open again as soon as a ``-wal`` appears or the file changes, and a writer starting up
+    cannot change the main file before that (its changes go to the ``-wal`` until a checkpoint)."""
+    try:
+        return Store(path, readonly=True)
+    except StoreError as e:
+        if "unable to open" not in str(e) or not path.exists() or _writer_present(path):
+            raise
+        return Store(path, immutable=True)
+
+
+def is_damage(e: BaseException) -> bool:
+    """Whether SQLite called the file corrupt (not a database, malformed), directly or behind a
+    StoreError; a lock, a full disk, a missing file or a permission is trouble, not damage."""
+    cause = e.__context__ if isinstance(e, StoreError) else e
+    return isinstance(cause, sqlite3.DatabaseError) and not isinstance(cause, sqlite3.OperationalError)
 
 
 def backups(folder: Path) -> list[Path]:

@@ -155,3 +155,36 @@ def test_recent_games_only_where_the_config_allows(tmp_path, site):
         assert status == 200 and "Table 3: recent games" in html and site["game"].token in html
     finally:
         server.close()
+
+
+def test_a_correction_is_marked_on_the_page_and_in_the_record(tmp_path):
+    table = open_table(tmp_path / "clabber.db")
+    table.set_pin("582917")
+    game = play_to_the_end(table)
+    plain = play_to_the_end(table, ("Pinochlers", "Bellmen"))
+    reason = "NS counted the last trick twice <b>"
+    game = table.correct(game.id, 1, {"trump": "H", "maker": "E", "points": {"NS": 60, "EW": 102}}, reason, "582917")
+    table.store.close()
+    server = Server(tmp_path / "clabber.db")
+    try:
+        status, _, html = server.get(f"/g/{game.token}")
+        sheet = html.split('<table id="sheet">', 1)[1].split("</table>", 1)[0]
+        first, second = re.findall(r"<tr><td>\d+</td>.*?</tr>", sheet, re.S)[:2]
+        assert status == 200 and 'class="corrected"' in first and "corrected" not in second
+        assert "Hand 1 corrected" in html and "NS counted the last trick twice &lt;b&gt;" in html
+        status, _, body = server.get(f"/g/{game.token}.json")
+        record = json.loads(body)
+        [correction] = record.pop("corrections")
+        assert record == game.record() and record["hands"][0]["points"] == {"NS": 60, "EW": 102}
+        assert correction["hand"] == 1 and correction["reason"] == reason.strip() and correction["by"] == "owner"
+        assert correction["at"] == game.hands[0].corrections[0].at
+        saved = tmp_path / "game.json"
+        saved.write_text(body)
+        r = clabber("sheet", str(saved))  # the record as served is still a record the tools read
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["totals"] == {"NS": game.sheet.totals[0], "EW": game.sheet.totals[1]}
+        status, _, html = server.get(f"/g/{plain.token}")
+        assert 'class="corrected"' not in html
+        assert "corrections" not in json.loads(server.get(f"/g/{plain.token}.json")[2])
+    finally:
+        assert "Traceback" not in server.close()

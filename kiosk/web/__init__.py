@@ -2,21 +2,28 @@
 
 A process of its own that opens the database read-only: it can show a game, never change one.
 Pages are found by each game's unguessable token; nothing lists games unless the configuration
-allows the table's recent games. Everything else is a 404.
+allows the table's recent games. Everything else is a 404. The file is opened again when it is
+replaced (a restore) and stays readable when the kiosk is stopped (see ``store.open_reader``).
+Folding and drawing a game runs in worker threads, so a big game never holds up other pages;
+each state of a game is drawn once. The server around it (deadlines, limits) is in server.py.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import re
 import sqlite3
 from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -24,14 +31,21 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from engine.seats import SEAT_NAMES
+from kiosk.events import GameEvent
 from kiosk.game_state import GameState
 from kiosk.replay import replay_text
 from kiosk.share import qr_svg, result_of, result_url, viewer_link
-from kiosk.store import Store, StoreError
+from kiosk.store import Store, StoreError, is_damage, open_reader
+from kiosk.web.headers import Hardened, content_security_policy
 
 HERE = Path(__file__).parent
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 CACHE_GAMES = 256
+RENDER_THREADS = 2  # games drawn at once; more would only take turns for the same cores
+GAME_CACHE = "no-cache"  # a game changes with every hand: ask again, never show a stale sheet
+STATIC_CACHE = "public, max-age=3600"
+
+log = logging.getLogger("kiosk.web")
 
 
 @dataclass(frozen=True)
@@ -45,82 +59,131 @@ class Site:
     show_recent: bool = False
 
 
-def create_app(site: Site) -> Starlette:
+class Reader:
+    """The read-only connection, used in the event loop's thread only (where requests are
+    answered); opened again when the file was replaced or could not be opened before."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._store: Store | None = None
+        self.generation = 0  # counts the files opened: a game's number means nothing across them
+        self.on_reopen: Callable[[], None] = lambda: None
+
+    def store(self) -> Store:
+        if self._store is not None and self._store.replaced():
+            self.drop()
+        if self._store is None:
+            self._store = open_reader(self.path)
+            self.generation += 1
+            self.on_reopen()
+        return self._store
+
+    def drop(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+def create_app(site: Site) -> Hardened:
     """The web application over a read-only connection to the kiosk's database."""
     templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
-    games: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()  # (id, last_seq) -> page
-    state: dict[str, Store] = {}
-
-    def store() -> Store:
-        """The read-only connection, opened in the event loop's thread, where every request is
-        answered; opened again if it could not be yet (the kiosk creates the file and its log)."""
-        if "store" not in state:
-            state["store"] = Store(site.db, readonly=True)
-        return state["store"]
+    games: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()  # (file, id, last_seq) -> page
+    drawing: dict[tuple[int, int, int], asyncio.Future[dict[str, Any]]] = {}  # being drawn now
+    reader = Reader(site.db)
+    reader.on_reopen = games.clear  # another file may hold other games under the same numbers
+    threads: dict[str, anyio.CapacityLimiter] = {}
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
-        with contextlib.suppress(StoreError):  # the kiosk is not running yet: the first page opens it
-            store()
+        threads["render"] = anyio.CapacityLimiter(RENDER_THREADS)
+        with contextlib.suppress(StoreError, sqlite3.Error):  # not set up yet, damaged: the first page says so
+            reader.store()
         yield
-        if "store" in state:
-            state["store"].close()
+        reader.drop()
 
-    def page_of(token: str) -> dict[str, Any] | None:
-        """A game's page, rendered once for each state of the game (a new hand shows at once)."""
-        if not TOKEN.match(token):
-            return None
-        store_ = store()
-        row = store_.game_version(token)
-        if row is None:
-            return None
-        if row not in games:
-            game = GameState.from_events(store_.events(row[0]))
+    def draw(events: list[GameEvent]) -> dict[str, Any]:
+        """A game's page and record (in a worker thread: pure, no database)."""
+        try:
+            game = GameState.from_events(events)
             page = view_of(game, site)
             page["html"] = templates.get_template("game.html").render(**page, site=site).encode()
-            page["json"] = json.dumps(page["record"], ensure_ascii=False).encode()
-            games[row] = page
-            while len(games) > CACHE_GAMES:
-                games.popitem(last=False)
-        games.move_to_end(row)
-        return games[row]
+            page["json"] = json.dumps(page["json_record"], ensure_ascii=False).encode()
+        except Exception as e:  # a log the fold refuses: the owner must look at it, the page says so
+            log.error("game %d cannot be shown: %s", events[0].game if events else 0, e)
+            return {"html": None, "why": str(e)}
+        return page
+
+    async def page_of(token: str) -> dict[str, Any] | None:
+        """A game's page, drawn once for each state of the game (a new hand shows at once)."""
+        if not TOKEN.match(token):
+            return None
+        store = reader.store()
+        version = store.game_version(token)
+        if version is None:
+            return None
+        key = (reader.generation, *version)
+        if key in games:
+            games.move_to_end(key)
+            return games[key]
+        pending = drawing.get(key)
+        if pending is None:
+            events = store.events(version[0])  # SQL here: the connection belongs to this thread
+            pending = asyncio.ensure_future(anyio.to_thread.run_sync(draw, events, limiter=threads["render"]))
+            drawing[key] = pending
+            pending.add_done_callback(lambda _: drawing.pop(key, None))
+        page = await asyncio.shield(pending)  # a phone that gives up does not cancel the others' page
+        games[key] = page
+        while len(games) > CACHE_GAMES:
+            games.popitem(last=False)
+        return page
+
+    def page(name: str, status: int, headers: dict[str, str] | None = None) -> Response:
+        return HTMLResponse(templates.get_template(name).render(site=site), status_code=status, headers=headers)
+
+    async def guarded(request: Request, answer: Callable[[Request], Any]) -> Response:
+        """Answers with the database's trouble in words rather than as a missing page."""
+        try:
+            return await answer(request)
+        except (sqlite3.Error, StoreError) as e:
+            reader.drop()
+            if is_damage(e):
+                log.error("the database cannot be read: %s", e)
+                return page("damaged.html", 503, {"Retry-After": "300"})
+            return page("busy.html", 503, {"Retry-After": "30"})  # not there yet, locked, being replaced
 
     async def game_page(request: Request) -> Response:
-        try:
-            return await _game_page(request)
-        except (StoreError, sqlite3.OperationalError):
-            state.pop("store", None)
-            html = templates.get_template("busy.html").render(site=site)
-            return HTMLResponse(html, status_code=503, headers={"Retry-After": "30"})
+        return await guarded(request, _game_page)
 
     async def _game_page(request: Request) -> Response:
         token = request.path_params["token"]
-        if token.endswith(".json"):
-            page = page_of(token[:-5])
-            return Response(page["json"], media_type="application/json") if page else not_found()
-        page = page_of(token)
-        if page is None:
+        as_json = token.endswith(".json")
+        found = await page_of(token[:-5] if as_json else token)
+        if found is None:
             return not_found()
-        return Response(page["html"], media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+        if found["html"] is None:
+            return page("attention.html", 503)
+        if as_json:
+            return Response(found["json"], media_type="application/json", headers={"Cache-Control": GAME_CACHE})
+        return Response(found["html"], media_type="text/html; charset=utf-8", headers={"Cache-Control": GAME_CACHE})
 
     async def recent(request: Request) -> Response:
+        return await guarded(request, _recent)
+
+    async def _recent(request: Request) -> Response:
         if not site.show_recent:
             return not_found()
-        rows = store().games(limit=30)
+        rows = reader.store().games(limit=30)
         html = templates.get_template("recent.html").render(games=rows, site=site)
-        return HTMLResponse(html)
+        return HTMLResponse(html, headers={"Cache-Control": GAME_CACHE})
 
     async def viewer(request: Request) -> Response:
-        return FileResponse(HERE / "static" / "view.html", media_type="text/html")
+        cache = {"Cache-Control": STATIC_CACHE}
+        return FileResponse(HERE / "static" / "view.html", media_type="text/html", headers=cache)
 
     def not_found() -> Response:
-        return HTMLResponse(templates.get_template("404.html").render(site=site), status_code=404)
+        return page("404.html", 404)
 
     async def missing(request: Request, exc: Exception) -> Response:
-        return not_found()
-
-    async def failed(request: Request, exc: Exception) -> Response:
-        # A page that cannot be shown is, to a phone, a page that is not there.
         return not_found()
 
     routes = [
@@ -128,10 +191,10 @@ def create_app(site: Site) -> Starlette:
         Route("/recent", recent),
         Route("/view", viewer),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: missing, 405: missing,
-                                                                        Exception: failed})  # fmt: skip
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: missing, 405: missing})
     app.router.redirect_slashes = False  # "/g/x/" is simply not a page
-    return app
+    sources = [(HERE / "templates" / "base.html").read_text(), (HERE / "static" / "view.html").read_text()]
+    return Hardened(app, content_security_policy(sources))
 
 
 def view_of(game: GameState, site: Site) -> dict[str, Any]:
@@ -145,9 +208,20 @@ def view_of(game: GameState, site: Site) -> dict[str, Any]:
         summary = f"{SEAT_NAMES[row.dealer]} dealt · NS {cells[0]} · EW {cells[1]}"
         if s.passed_out or s.misdeal or s.void:
             summary = f"{SEAT_NAMES[row.dealer]} dealt · " + ("passed out" if s.passed_out else "no score")
-        hands.append({"number": row.number, "text": replay_text(entry.hand, game.rules), "summary": summary})
+        hands.append({"number": row.number, "text": replay_text(entry.hand, game.rules), "summary": summary,
+                      "corrected": bool(entry.corrections)})  # fmt: skip
+    record = game.record()
+    corrections = corrections_of(game)
     return {
         "game": game, "result": result, "hands": hands, "url": url, "qr": qr_svg(url),
-        "offline": viewer_link(site.viewer_url, result), "record": game.record(),
+        "offline": viewer_link(site.viewer_url, result), "record": record, "corrections": corrections,
+        "json_record": {**record, "corrections": corrections} if corrections else record,
         "players": [(s, game.players[s]) for s in SEAT_NAMES if s in game.players],
     }  # fmt: skip
+
+
+def corrections_of(game: GameState) -> list[dict[str, Any]]:
+    """Each correction to a hand on the sheet, oldest first: which hand, when, who allowed it, why."""
+    found = [(e, n) for n, entry in enumerate(game.hands, 1) for e in entry.corrections]
+    return [{"hand": n, "at": e.at, "by": e.authorised_by, "reason": e.reason}
+            for e, n in sorted(found, key=lambda c: c[0].seq)]  # fmt: skip

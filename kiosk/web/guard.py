@@ -1,0 +1,156 @@
+"""How many connections the result server keeps, and for how long.
+
+uvicorn closes a keep-alive connection that stays silent, but not one that never sends a byte,
+nor one that sends its request head a byte at a time: a phone can open a thousand of those and
+use up the process's file limit, and then nobody's page loads. This protocol gives every
+connection a deadline for its request head (counted from when it connected or its last response
+ended, and not put off by each byte that trickles in) and one for its response, and keeps the
+connections below a cap under the file limit: a new one past the cap closes the connection that
+has waited longest for a request head, or is refused when none is waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+from collections import OrderedDict
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from kiosk.web.headers import PLAIN_CSP, SECURITY_HEADERS
+
+HEAD_TIMEOUT = 10.0  # s from connecting (or the end of the last response) to a whole request head
+RESPONSE_TIMEOUT = 30.0  # s from a request head to its whole response being written
+MAX_CONNECTIONS = 1000  # far above what a bar's phones need; each costs a file and a few kB
+BACKLOG = 64  # the listen queue, and so the most connections asyncio accepts in one go
+RESERVED_FILES = 64  # the database, its -wal and -shm, the listening socket, standard streams...
+MAX_HEAD = 8 * 1024  # bytes of request line and headers (h11's default is 16 kB)
+WANTED_FILES = 4096  # the open-file limit the server raises its soft limit to, when allowed
+
+log = logging.getLogger("kiosk.web")
+
+
+def raise_file_limit(wanted: int = WANTED_FILES) -> int:
+    """Raises the soft open-file limit towards ``wanted`` (the hard limit allowing); returns it.
+
+    systemd starts services with a soft limit of 1024 for programs that still use select();
+    this one uses epoll, and may take what the hard limit allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def connection_cap(file_limit: int) -> int:
+    """The most connections kept open under an open-file limit.
+
+    asyncio accepts up to a listen queue's worth of connections in one go and hands them to the
+    protocol a turn or two of the loop later, and a connection closed to make room gives its file
+    back a turn after that: a few queues' worth of files must stay free beside the database's."""
+    return max(16, min(MAX_CONNECTIONS, file_limit - 4 * BACKLOG - RESERVED_FILES))
+
+
+class Guard:
+    """The state the connections of one server share: the cap, and who waits for a request head."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.waiting: OrderedDict[GuardedH11Protocol, None] = OrderedDict()  # longest waiting first
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with deadlines and a cap (see the module's docstring)."""
+
+    guard: Guard
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._request: object | None = None  # the request whose response the deadline is for
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.guard.cap:
+            if self.guard.waiting:
+                oldest = next(iter(self.guard.waiting))
+                oldest.drop()
+                log.warning("at the limit of %d connections: closing those that wait longest", self.guard.cap)
+            else:
+                self.drop()
+                log.warning("at the limit of %d connections, all busy: refusing new ones", self.guard.cap)
+                return
+        self._wait_for_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        self.guard.waiting.pop(self, None)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._note_request()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # may start the next request at once (pipelining)
+        if self.transport.is_closing():
+            return
+        if not self._note_request():
+            self._wait_for_head()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request it cannot parse, with the site's headers."""
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close"),
+                   (b"cache-control", b"no-store"), (b"content-security-policy", PLAIN_CSP),
+                   *SECURITY_HEADERS]  # fmt: skip
+        try:
+            self.transport.write(self.conn.send(h11.Response(status_code=400, headers=headers, reason=b"Bad Request")))
+            self.transport.write(self.conn.send(h11.Data(data=b"Bad request.\n")))
+            self.transport.write(self.conn.send(h11.EndOfMessage()))
+        except h11.LocalProtocolError:
+            pass  # a response had already begun: all that is left is to close
+        self.transport.close()
+
+    def drop(self) -> None:
+        """Closes the connection now, whatever it was doing."""
+        self._disarm()
+        self.guard.waiting.pop(self, None)
+        if not self.transport.is_closing():
+            self.transport.abort()
+
+    def _note_request(self) -> bool:
+        """Whether a request is being answered; a new one gets its response deadline."""
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:
+            return False
+        if cycle is not self._request:
+            self._request = cycle
+            self.guard.waiting.pop(self, None)
+            self._arm(RESPONSE_TIMEOUT)
+        return True
+
+    def _wait_for_head(self) -> None:
+        self.guard.waiting.pop(self, None)
+        self.guard.waiting[self] = None
+        self._arm(HEAD_TIMEOUT)
+
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(seconds, self.drop)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+
+def guarded_protocol(guard: Guard) -> type[GuardedH11Protocol]:
+    """The protocol class for one server, bound to its shared state."""
+    return type("GuardedH11Protocol", (GuardedH11Protocol,), {"guard": guard})

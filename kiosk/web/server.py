@@ -1,0 +1,65 @@
+"""``clabber serve``: the result pages' application under uvicorn, with the limits of guard.py."""
+
+from __future__ import annotations
+
+import socket
+
+import uvicorn
+
+from kiosk.web import Site, create_app
+from kiosk.web.guard import BACKLOG, MAX_HEAD, Guard, connection_cap, guarded_protocol, raise_file_limit
+from kiosk.web.logs import rate_limit
+
+KEEP_ALIVE = 5  # s a connection may stay silent after a response (the head deadline still applies)
+LISTEN_QUEUE = 1024  # connections the kernel holds until they are accepted
+
+
+class ServeError(RuntimeError):
+    """The server cannot start; the message says why."""
+
+
+class _DeepQueue(socket.socket):
+    """A listening socket whose kernel queue stays deep whatever backlog asyncio asks for.
+
+    asyncio uses one number for the listen queue and for how many connections it accepts in one
+    go. Accepting few at a time keeps a flood from taking all the process's files before the
+    guard sees it; a deep queue lets phones wait their turn in a flood instead of having their
+    connection dropped by the kernel (a second lost to the retry)."""
+
+    def listen(self, backlog: int = LISTEN_QUEUE) -> None:
+        super().listen(max(backlog, LISTEN_QUEUE))
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound; OSError (with the reason) when the address cannot be had."""
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
+    # say they are TCP, and with it on every small response waits 40 ms for a delayed ACK.
+    sock = _DeepQueue(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen()
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(site: Site, host: str, port: int) -> None:
+    """Serves the result pages until stopped."""
+    files = raise_file_limit()
+    guard = Guard(connection_cap(files))
+    try:
+        sock = listening_socket(host, port)
+    except OSError as e:
+        raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    config = uvicorn.Config(
+        create_app(site), log_level="warning", access_log=False,
+        http=guarded_protocol(guard), ws="none", lifespan="on", backlog=BACKLOG,
+        timeout_keep_alive=KEEP_ALIVE, h11_max_incomplete_event_size=MAX_HEAD,
+        server_header=False, date_header=True, proxy_headers=False,
+    )  # fmt: skip
+    server = uvicorn.Server(config)  # the config sets up logging; the rate limit goes on after it
+    rate_limit()
+    server.run(sockets=[sock])
