@@ -95,6 +95,7 @@ class Flood:
             s.close()
 
 
+@pytest.mark.slow
 def test_idle_and_slow_connections_neither_stop_the_pages_nor_stay(tmp_path):
     raise_own_file_limit(IDLE + SLOW + 512)
     table = open_table(tmp_path / "clabber.db")
