@@ -24,7 +24,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from engine.seats import SEAT_NAMES
-from kiosk.game_state import GameState
+from kiosk.game_state import GameState, Unfoldable
 from kiosk.replay import replay_text
 from kiosk.share import qr_svg, result_of, result_url, viewer_link
 from kiosk.store import Store, StoreError
@@ -75,10 +75,15 @@ def create_app(site: Site) -> Starlette:
         if row is None:
             return None
         if row not in games:
-            game = GameState.from_events(store_.events(row[0]))
-            page = view_of(game, site)
-            page["html"] = templates.get_template("game.html").render(**page, site=site).encode()
-            page["json"] = json.dumps(page["record"], ensure_ascii=False).encode()
+            try:
+                game = GameState.from_events(store_.events(row[0]))
+            except Unfoldable:  # an altered entry in its log: said once, not a traceback per request
+                page = {"html": templates.get_template("attention.html").render(site=site).encode(),
+                        "json": b'{"error": "this game needs the owner\'s attention"}', "status": 503}  # fmt: skip
+            else:
+                page = view_of(game, site)
+                page["html"] = templates.get_template("game.html").render(**page, site=site).encode()
+                page["json"] = json.dumps(page["record"], ensure_ascii=False).encode()
             games[row] = page
             while len(games) > CACHE_GAMES:
                 games.popitem(last=False)
@@ -97,11 +102,14 @@ def create_app(site: Site) -> Starlette:
         token = request.path_params["token"]
         if token.endswith(".json"):
             page = page_of(token[:-5])
-            return Response(page["json"], media_type="application/json") if page else not_found()
+            if page is None:
+                return not_found()
+            return Response(page["json"], status_code=page.get("status", 200), media_type="application/json")
         page = page_of(token)
         if page is None:
             return not_found()
-        return Response(page["html"], media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+        return Response(page["html"], status_code=page.get("status", 200), media_type="text/html; charset=utf-8",
+                        headers={"Cache-Control": "no-cache"})  # fmt: skip
 
     async def recent(request: Request) -> Response:
         if not site.show_recent:
