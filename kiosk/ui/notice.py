@@ -17,7 +17,7 @@ from kivy.uix.scrollview import ScrollView
 from kiosk.ui import theme
 from kiosk.ui.widgets import Big
 
-OWNER_ONLY = "Only the owner acknowledges this: open Owner with the PIN, then tap the notice again."
+OWNER_ONLY = "Only the owner acknowledges this: Owner menu, the PIN, then Read and Acknowledge again."
 
 
 def _background(widget: Any, colour: tuple[float, ...]) -> None:
@@ -80,14 +80,20 @@ class NoticePopup(ModalView):
         buttons = BoxLayout(size_hint_y=None, height=theme.TOUCH, spacing=8)
         self.ack = Big(text="Acknowledge")
         self.ack.bind(on_release=lambda *_: self.acknowledge())
+        owner = Big(text="Owner menu")  # where the owner enters the PIN, then comes back here
+        owner.bind(on_release=lambda *_: self.to_owner())
         close = Big(text="Close")
         close.bind(on_release=lambda *_: self.dismiss())
-        buttons.add_widget(self.ack)
-        buttons.add_widget(close)
+        for b in (self.ack, owner, close):
+            buttons.add_widget(b)
         for w in (scroll, self.note, buttons):
             box.add_widget(w)
         self.add_widget(box)
         self.ids = {"notice_body": self.body, "notice_note": self.note, "notice_ack": self.ack}
+
+    def to_owner(self) -> None:
+        self.dismiss()
+        self.banner.root_.show("owner")
 
     def acknowledge(self) -> None:
         root = self.banner.root_
