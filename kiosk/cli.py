@@ -378,7 +378,7 @@ def db_notices(session: Session, acknowledge: bool) -> None:
         click.echo(text)
     if acknowledge:
         pin_ = None
-        if table.store.setting("owner_pin") is not None:
+        if table.has_pin():
             pin_ = os.environ.get("CLABBER_PIN") or click.prompt("Owner's PIN", hide_input=True, err=True)
         n = table.acknowledge(pin_)
         click.echo(f"{n} acknowledged", err=True)

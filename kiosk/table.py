@@ -114,7 +114,7 @@ class Table:
     def acknowledge(self, pin: str | None) -> int:
         """The owner has read the notices (their PIN, when one is set): they stop showing, and games
         that need attention stop being offered for resuming. Returns how many were acknowledged."""
-        if self.store.setting(PIN_KEY) is not None:
+        if self.has_pin():
             self.check_pin(pin or "")
         n = self.store.acknowledge_notices()
         stuck = [e.game for e in self.attention()]
@@ -360,6 +360,10 @@ class Table:
         if self.store.setting(PIN_KEY) is not None:
             self.check_pin(old_pin or "")
         self.store.set_setting(PIN_KEY, hash_pin(pin))
+
+    def has_pin(self) -> bool:
+        """Whether the owner has set a PIN."""
+        return self.store.setting(PIN_KEY) is not None
 
     def check_pin(self, pin: str) -> None:
         """ActionRefused unless ``pin`` is the owner's PIN."""

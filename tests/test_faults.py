@@ -568,3 +568,14 @@ def test_table_is_the_way_in(tmp_path):
     table, report = open_table(tmp_path / "clabber.db", tmp_path / "backups")
     assert isinstance(table, Table) and report.notice is None and table.notices() == []
     table.store.close()
+
+
+def test_the_notices_from_a_shell(tmp_path):
+    db = tmp_path / "clabber.db"
+    played(db)
+    db.unlink()
+    r = clabber("db", "--db", str(db), "notices")
+    assert r.returncode == 0 and "The database file is missing" in r.stdout
+    r = clabber("db", "--db", str(db), "notices", "--acknowledge", env={"CLABBER_PIN": "0000"})
+    assert r.returncode == 0 and "1 acknowledged" in r.stderr  # no PIN set: nothing to ask
+    assert clabber("db", "--db", str(db), "notices").stdout == ""
