@@ -22,15 +22,16 @@ if TYPE_CHECKING:  # each command imports what it needs when it runs
     from kiosk.table import Table
 
 USAGE_ERROR = 2
+TROUBLE = 3  # the database cannot be used now (full, locked, read-only, permissions); nothing was changed
 MOST_PROBLEMS = 50  # a refusal lists this many problems, then says how many more
 
 
-def _fail(lines: list[str]) -> NoReturn:
+def _fail(lines: list[str], code: int = USAGE_ERROR) -> NoReturn:
     for line in lines[:MOST_PROBLEMS]:
         click.echo(one_line(line), err=True)
     if len(lines) > MOST_PROBLEMS:
         click.echo(f"... and {len(lines) - MOST_PROBLEMS} more", err=True)
-    sys.exit(USAGE_ERROR)
+    sys.exit(code)
 
 
 def one_line(text: str) -> str:
@@ -131,16 +132,14 @@ class Session:
         except ConfigError as e:
             _fail([str(e)])
 
-    def table(self) -> Table:
+    def table(self, writable: bool = True) -> Table:
+        """The controller; ``writable``: the command will save (so a read-only file is refused at once)."""
         if self._table is None:
-            from kiosk.store import open_store
-            from kiosk.table import Table
+            from kiosk.table import open_table
 
             cfg = self.config()
-            store, report = open_store(cfg.db, cfg.backup_dir, cfg.damaged_dir)
-            if report.notice:
-                click.echo(report.notice, err=True)
-            self._table = Table(store, source="cli")
+            # A restore's notice goes to standard error through the store's log line.
+            self._table, _ = open_table(cfg.db, cfg.backup_dir, cfg.damaged_dir, source="cli", writable=writable)
         return self._table
 
 
@@ -151,12 +150,14 @@ def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> None:
         from kiosk.game_state import ActionRefused
-        from kiosk.store import StoreError
+        from kiosk.store import StoreError, StoreTrouble
 
         try:
             fn(*args, **kwargs)
         except ActionRefused as e:
             _fail(e.problems)
+        except StoreTrouble as e:
+            _fail([str(e)], TROUBLE)
         except (StoreError, EntryError) as e:
             _fail([str(e)])
 
@@ -224,7 +225,7 @@ def game_hand(session: Session, game_id: str, file: str) -> None:
 @_refusals
 def game_list(session: Session, limit: int, as_json: bool) -> None:
     """The most recent games, newest first."""
-    rows = session.table().games(limit)
+    rows = session.table(writable=False).games(limit)
     for r in rows:
         if as_json:
             click.echo(_dump(r))
@@ -245,7 +246,7 @@ def game_show(session: Session, game_id: str) -> None:
     from engine.output import sheet_to_json
     from engine.seats import seat_name
 
-    state = session.table().game(_game_id(game_id))
+    state = session.table(writable=False).game(_game_id(game_id))
     out = {
         "game": state.id, "status": state.status, "teams": state.teams, "players": state.players,
         "rules": state.rules.to_json(), "dealer": seat_name(state.dealer),
@@ -305,7 +306,7 @@ def game_deal(session: Session, game_id: str, direction: str) -> None:
 @_refusals
 def game_export(session: Session, game_id: str) -> None:
     """Print a game as a clabber-game/1 record."""
-    click.echo(_dump(session.table().export(_game_id(game_id))))
+    click.echo(_dump(session.table(writable=False).export(_game_id(game_id))))
 
 
 @game.command("import")
@@ -326,24 +327,76 @@ def db(ctx: click.Context, db: str | None) -> None:
 
 
 @db.command("check")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.pass_obj
 @_refusals
-def db_check(session: Session) -> None:
-    """Integrity check, and the derived tables against a rebuild from the log."""
-    from kiosk.store import Store, check_file
+def db_check(session: Session, file: str | None) -> None:
+    """Integrity check, the derived tables against a rebuild from the log, and every game's log
+    folded by the rules; on a snapshot, so the kiosk goes on saving meanwhile. FILE: another
+    database file (a backup, a copy) instead of the kiosk's."""
+    import tempfile
+    from pathlib import Path
 
-    cfg = session.config()
-    if not cfg.db.exists():
-        _fail([f"{cfg.db}: no database here yet"])
-    why = check_file(cfg.db, live=True)
-    if why:
-        _fail([f"{cfg.db}: {why}"])
-    from kiosk.game_state import GameState
+    from kiosk.game_state import GameState, Unfoldable
+    from kiosk.store import Store, check_file, snapshot
 
-    store = Store(cfg.db)
-    if not store.derived_matches(lambda log: GameState.from_events(log).rows()):
-        _fail([f"{cfg.db}: the derived tables differ from the log; run clabber db rebuild"])
-    click.echo(f"{cfg.db}: ok")
+    path = Path(file) if file else session.config().db
+    if not path.exists():
+        _fail([f"{path}: no database here yet"])
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        click.echo(f"{path}: note: {wal.name} beside it holds {wal.stat().st_size // 1024} KiB of saves not yet in "
+                   f"the file itself (normal while the kiosk runs); they are checked here, but a copy of "
+                   f"{path.name} alone would not have them: copy both, or stop the kiosk first", err=True)  # fmt: skip
+    stuck: list[Unfoldable] = []
+
+    def derive(log: list[Any]) -> Any:
+        try:
+            return GameState.from_events(log).rows()
+        except Unfoldable as e:
+            stuck.append(e)
+            return None
+
+    with tempfile.TemporaryDirectory(prefix="clabber-check-") as tmp:
+        copy = Path(tmp) / "snapshot.db"
+        snapshot(path, copy)
+        why = check_file(copy)
+        if why:
+            _fail([f"{path}: {why}"])
+        store = Store(copy)
+        try:
+            matches = store.derived_matches(derive)
+        finally:
+            store.close()
+    for e in stuck:
+        click.echo(f"{path}: game {e.game} needs the owner's attention: event {e.seq} ({e.kind}): {e.why}")
+    if not matches:
+        _fail([f"{path}: the derived tables differ from the log; run clabber db rebuild"])
+    if stuck:
+        n = len(stuck)
+        click.echo(f"{path}: the file is sound; {n} game{'' if n == 1 else 's'} need{'s' if n == 1 else ''} "
+                   "the owner's attention (set aside; the other games are unaffected)")  # fmt: skip
+    else:
+        click.echo(f"{path}: ok")
+
+
+@db.command("notices")
+@click.option("--acknowledge", is_flag=True, help="Mark them read (asks for the owner's PIN when one is set).")
+@click.pass_obj
+@_refusals
+def db_notices(session: Session, acknowledge: bool) -> None:
+    """The notices the kiosk shows the owner until acknowledged (a restored backup, what it lost)."""
+    import os
+
+    table = session.table(writable=acknowledge)
+    for text in table.notices():
+        click.echo(text)
+    if acknowledge:
+        pin_ = None
+        if table.has_pin():
+            pin_ = os.environ.get("CLABBER_PIN") or click.prompt("Owner's PIN", hide_input=True, err=True)
+        n = table.acknowledge(pin_)
+        click.echo(f"{n} acknowledged", err=True)
 
 
 @db.command("rebuild")
@@ -354,8 +407,21 @@ def db_rebuild(session: Session) -> None:
     from kiosk.game_state import GameState
 
     table = session.table()
-    n = table.store.rebuild(lambda log: GameState.from_events(log).rows())
+    from kiosk.game_state import Unfoldable
+
+    stuck: list[Unfoldable] = []
+
+    def derive(log: list[Any]) -> Any:
+        try:
+            return GameState.from_events(log).rows()
+        except Unfoldable as e:
+            stuck.append(e)
+            return None
+
+    n = table.store.rebuild(derive)
     click.echo(f"rebuilt {n} games from the log")
+    for e in stuck:
+        click.echo(f"left as it was: {e}", err=True)
 
 
 @db.command("backup")
@@ -368,14 +434,23 @@ def db_backup(session: Session, folder: str | None, usb: str | None) -> None:
     import os
     from pathlib import Path
 
+    from kiosk.store import Store
+
     cfg = session.config()
-    store = session.table().store
-    click.echo(str(store.backup(Path(folder) if folder else cfg.backup_dir, cfg.backups_keep)))
-    if usb:
-        if os.path.ismount(usb):
-            click.echo(str(store.backup(Path(usb) / "clabber-backups", cfg.backups_keep)))
-        else:
-            click.echo(f"no USB stick mounted at {usb}: kept on the Pi only", err=True)
+    if not cfg.db.exists():
+        _fail([f"{cfg.db}: no database here yet"])
+    # Straight from the file, without the start-up checks: a backup never restores or moves
+    # anything, and each copy is checked before it joins the set (see Store.backup).
+    store = Store(cfg.db)
+    try:
+        click.echo(str(store.backup(Path(folder) if folder else cfg.backup_dir, cfg.backups_keep)))
+        if usb:
+            if os.path.ismount(usb):
+                click.echo(str(store.backup(Path(usb) / "clabber-backups", cfg.backups_keep)))
+            else:
+                click.echo(f"no USB stick mounted at {usb}: kept on the Pi only", err=True)
+    finally:
+        store.close()
 
 
 @db.command("restore")
@@ -489,6 +564,23 @@ def _on_console() -> bool:
     return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def _kivy_home(wanted: Any) -> Any:
+    """Kivy's settings folder beside the database, or a temporary one when that cannot be written
+    (a read-only disk): the kiosk then still starts and says what is wrong with the database."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    try:
+        wanted.mkdir(parents=True, exist_ok=True)
+        free = os.statvfs(wanted)
+        if os.access(wanted, os.W_OK) and free.f_bavail * free.f_frsize > 1024 * 1024:
+            return wanted
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="clabber-kivy-"))
+
+
 @cli.command("kiosk")
 @db_option
 @click.option("--size", metavar="WxH", help="The panel size, e.g. 800x480 or 720x1280.")
@@ -510,7 +602,8 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
 
     # Kivy logs through Python's logging: one line each, to standard error (the journal on a Pi).
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    from kiosk.store import StoreError, open_store
+    from kiosk.store import StoreError
+    from kiosk.table import open_table
 
     flags: dict[str, Any] = {"db": db, "rotation": rotation, "gpio": gpio}
     if size:
@@ -525,13 +618,25 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
     if not headless and _on_console() and not any(Path("/dev/dri").glob("card*")):
         _fail(["kiosk: no display here (no desktop session and no /dev/dri): run it on a desktop, on the Pi, "
                "or with --headless"])  # fmt: skip
+
+    def reopen() -> Any:
+        table, report = open_table(cfg.db, cfg.backup_dir, cfg.damaged_dir, source="screen")
+        for e in table.attention():
+            logging.getLogger("clabber.store").warning("%s", e)
+        return table, report.notice
+
+    # Trouble with the database (full, locked, read-only, permissions) is shown on the screen and
+    # retried there: exiting would only have systemd start the kiosk again and again.
+    table: Any = None
     try:
-        store, report = open_store(cfg.db, cfg.backup_dir, cfg.damaged_dir)
+        table, notice = reopen()
     except StoreError as e:
-        _fail([str(e)])
+        notice = str(e)
+        logging.getLogger("clabber.store").warning("%s", e)
+    setting = table.store.setting if table is not None else (lambda _key: None)
     # The owner's choices on the screen (rotation, dimming) win over the file's defaults.
-    rotation_now = int(store.setting("rotation") or cfg.rotation) if rotation is None else int(rotation)
-    dim_after = int(store.setting("dim_after") or cfg.dim_after)
+    rotation_now = int(setting("rotation") or cfg.rotation) if rotation is None else int(rotation)
+    dim_after = int(setting("dim_after") or cfg.dim_after)
     console = _on_console()
     from kiosk.ui.boot import Display, configure
 
@@ -540,20 +645,21 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
         fullscreen=(cfg.fullscreen == "yes" or (cfg.fullscreen == "auto" and console)) and not headless,
         touch=cfg.touch == "yes" or (cfg.touch == "auto" and console and not headless),
     )  # fmt: skip
-    configure(display, kivy_home=cfg.db.parent / "kivy")
+    configure(display, kivy_home=_kivy_home(cfg.db.parent / "kivy"))
     from kiosk.share import base_url
-    from kiosk.table import Table
     from kiosk.ui.app import KioskApp
 
-    app = KioskApp(Table(store, source="screen"), report.notice, dim_after=dim_after, backup_dir=cfg.backup_dir,
+    app = KioskApp(table, notice, dim_after=dim_after, backup_dir=cfg.backup_dir,
                    backups_keep=cfg.backups_keep, exit_at_first_frame=exit_at_first_frame, gpio=cfg.gpio,
-                   state_dir=cfg.db.parent, public_url=base_url(cfg.public_url, cfg.serve_port))  # fmt: skip
+                   state_dir=cfg.db.parent, public_url=base_url(cfg.public_url, cfg.serve_port), reopen=reopen,
+                   retry_every=float(os.environ.get("CLABBER_RETRY_SECONDS", "10")))  # fmt: skip
     try:
         app.run()
     except (ActionRefused, StoreError) as e:
         _fail([f"kiosk: {e}"])
     finally:
-        store.close()
+        if app.table is not None:
+            app.table.store.close(fold_log=True)
     if app.exit_action == "restart":
         os.execv(sys.executable, [sys.executable, "-m", "kiosk", *sys.argv[1:]])
     if app.exit_action == "shutdown" and os.environ.get("INVOCATION_ID"):  # running as the systemd service

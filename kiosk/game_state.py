@@ -36,6 +36,20 @@ class ActionRefused(ValueError):
         super().__init__(why)
 
 
+class Unfoldable(ActionRefused):
+    """A stored log the rules refuse at one event (an altered or damaged entry): the game needs
+    the owner's attention, and the rest of the kiosk goes on."""
+
+    def __init__(self, game: int, seq: int, kind: str, why: str) -> None:
+        self.game, self.seq, self.kind, self.why = game, seq, kind, why
+        super().__init__(f"game {game} needs the owner's attention: its event {seq} ({kind}) cannot be "
+                         f"read back: {why}")  # fmt: skip
+
+
+# What folding a stored event can raise when the event is not what the kiosk wrote.
+FOLD_ERRORS = (ActionRefused, EntryError, LookupError, TypeError, ValueError, AttributeError)
+
+
 @dataclass
 class SheetHand:
     """A hand on the sheet (or waiting for confirmation) with its trail."""
@@ -111,13 +125,25 @@ class GameState:
         log = list(events)
         if not log or log[0].kind != ev.GAME_STARTED:
             raise ActionRefused("the log of this game does not start with the game")
-        undone = {e.payload["undoes"] for e in log if e.kind == ev.UNDONE}
-        state = cls(log[0])
-        for e in log[1:]:
-            if e.seq in undone or e.kind == ev.UNDONE:
-                state.last_seq, state.updated_at, state._rows = e.seq, e.at, None
-                continue
-            state = state.apply(e)
+        e = log[0]
+        try:
+            undone = set()
+            for e in log:
+                if e.kind == ev.UNDONE:
+                    undone.add(e.payload["undoes"])
+            e = log[0]
+            state = cls(e)
+            for e in log[1:]:
+                if e.seq in undone or e.kind == ev.UNDONE:
+                    state.last_seq, state.updated_at, state._rows = e.seq, e.at, None
+                    continue
+                state = state.apply(e)
+        except Unfoldable:
+            raise
+        except FOLD_ERRORS as err:
+            why = err.problems[0] if isinstance(err, ActionRefused) else \
+                str(err.problems[0]) if isinstance(err, EntryError) else f"{type(err).__name__}: {err}"  # fmt: skip
+            raise Unfoldable(e.game, e.seq, e.kind, str(why)) from None
         return state
 
     def apply(self, e: GameEvent) -> GameState:

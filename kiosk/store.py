@@ -8,7 +8,9 @@ in WAL mode with ``synchronous=FULL``, so a hand the screen calls saved survives
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
 import os
 import shutil
 import sqlite3
@@ -26,6 +28,9 @@ from kiosk.events import GameEvent
 SCHEMA_VERSION = 1
 FULL_CHECK_AT_START = 64 * 1024 * 1024  # bytes: about 15,000 games
 BACKUP_PREFIX = "clabber-"
+NOTICES_KEY = "notices"
+MAX_NOTICES = 50
+MIN_FREE_AT_START = 256 * 1024  # bytes: a few hundred saves; less and the kiosk waits for space
 
 MIGRATIONS: list[str] = [
     # 1: the log, its guards, the derived tables and settings. Each save writes the fewest pages
@@ -73,6 +78,12 @@ class StoreError(RuntimeError):
     """The store could not do what was asked; the message says why, for the screen or the log."""
 
 
+class StoreTrouble(StoreError):
+    """The database cannot be used now, though nothing says it is damaged: a full disk, a lock
+    held by another program, a permission, a read-only file or disk. Nothing was moved or
+    changed; trying again once the cause is gone is the cure."""
+
+
 @dataclass(frozen=True)
 class OpenReport:
     """What happened when the database was opened, for the screen to show (None when all was well)."""
@@ -80,6 +91,8 @@ class OpenReport:
     notice: str | None = None
     moved_to: Path | None = None
     restored_from: Path | None = None
+    reapplied: int = 0  # events read back from the damaged file and applied again
+    lost: tuple[str, ...] = ()  # the spans of events that could not be recovered, in words
 
 
 def now_utc() -> str:
@@ -100,6 +113,55 @@ def _words(e: sqlite3.Error) -> str:
     return f"the database refused the change: {text}"
 
 
+def is_damage(e: BaseException) -> bool:
+    """Whether SQLite reports the file itself as corrupt (not a database, malformed), directly or
+    behind a StoreError. Every other failure — full, locked, busy, read-only, permission, I/O — is
+    trouble, not damage."""
+    if isinstance(e, StoreError) and e.__context__ is not None:
+        e = e.__context__
+    name = getattr(e, "sqlite_errorname", None) or ""
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
+def _read_only_disk(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def trouble(path: Path, e: BaseException, doing: str = "cannot use the database") -> StoreTrouble:
+    """A failure that is not damage, in words that say what to do; nothing was moved or changed."""
+    name = getattr(e, "sqlite_errorname", None) or ""
+    code = getattr(e, "errno", None)
+    try:  # SQLite reports a full disk as an I/O error when it cannot make its shared-memory file
+        full = free_bytes(path.parent) < 64 * 1024
+    except OSError:
+        full = False
+    if name.startswith("SQLITE_FULL") or code == errno.ENOSPC or (full and name.startswith("SQLITE_IOERR")):
+        why = "the storage is full: free some space"
+    elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        why = "another program holds a lock on it (a backup, a copy, an sqlite3 shell?): close it"
+    elif name.startswith("SQLITE_READONLY") or code == errno.EROFS or _read_only_disk(path.parent):
+        where = "the disk it is on is mounted read-only" if _read_only_disk(path.parent) else \
+            "the file or its folder is read-only"  # fmt: skip
+        why = f"it cannot be written: {where}"
+    elif name.startswith(("SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")) or code in (errno.EACCES, errno.EPERM):
+        why = (f"permission denied: the kiosk's user may not read and write it and create files beside it "
+               f"in {path.parent} (check the owner and the read-only flags)")  # fmt: skip
+    elif name.startswith("SQLITE_IOERR") or code == errno.EIO:
+        why = "the storage failed to read or write it (an I/O error: the SD card may be failing)"
+    else:
+        why = str(e) or type(e).__name__
+    return StoreTrouble(f"{path}: {doing}: {why}. Nothing was moved or changed.")
+
+
+def free_bytes(folder: Path) -> int:
+    """Space an unprivileged program may still write in ``folder``'s file system."""
+    st = os.statvfs(folder)
+    return st.f_bavail * st.f_frsize
+
+
 def _connect(path: Path, readonly: bool = False, immutable: bool = False) -> sqlite3.Connection:
     if readonly:
         flags = "mode=ro&immutable=1" if immutable else "mode=ro"
@@ -114,12 +176,13 @@ def _connect(path: Path, readonly: bool = False, immutable: bool = False) -> sql
 
 
 def check_file(path: Path, *, live: bool = False, thorough: bool = True) -> str | None:
-    """Why a database file cannot be used, or None when it passes ``integrity_check``.
+    """Why a database file is damaged, or None when it passes ``integrity_check``.
 
     ``live`` opens it for writing, so that a write-ahead log left by a crash is recovered
     rather than mistaken for damage. Without ``thorough`` only the header, the schema and the
-    newest rows are read (fast on any size). A file that cannot be opened at all (permissions)
-    raises StoreError: that is no reason to move it aside."""
+    newest rows are read (fast on any size). Only what SQLite calls corrupt counts as damage:
+    any other failure (full, locked, read-only, permissions, I/O) raises StoreTrouble, since
+    that is no reason to move the file aside."""
     try:
         conn = sqlite3.connect(path) if live else sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
@@ -135,12 +198,10 @@ def check_file(path: Path, *, live: bool = False, thorough: bool = True) -> str 
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
             conn.close()
-    except sqlite3.OperationalError as e:
-        if "unable to open" in str(e):
-            raise StoreError(f"{path}: cannot open the database: {e}") from None
-        return f"not a readable SQLite database ({e})"
-    except sqlite3.DatabaseError as e:
-        return f"not a readable SQLite database ({e})"
+    except sqlite3.Error as e:
+        if is_damage(e):
+            return f"not a readable SQLite database ({e})"
+        raise trouble(path, e) from None
     if result != [("ok",)]:
         return "integrity check failed: " + "; ".join(r[0] for r in result[:3])
     if version > SCHEMA_VERSION:
@@ -172,16 +233,40 @@ class Store:
             self.conn = _connect(self.path, self.readonly, immutable)
             self.db = Database(self.conn)
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        except (sqlite3.Error, OSError) as e:
-            raise StoreError(f"{self.path}: cannot open the database: {e}") from None
+        except sqlite3.Error as e:
+            if is_damage(e):
+                raise StoreError(f"{self.path}: cannot open the database: {e}") from None
+            raise trouble(self.path, e) from None
+        except OSError as e:
+            raise trouble(self.path, e) from None
         if version > SCHEMA_VERSION:
             self.conn.close()
-            raise StoreError(f"{self.path}: made by a newer version of the kiosk (schema {version})")
+            raise StoreTrouble(f"{self.path}: made by a newer version of the kiosk (schema {version}): "
+                               "install that version again; nothing was moved or changed")  # fmt: skip
         if version < SCHEMA_VERSION:
             if readonly:
                 self.conn.close()
                 raise StoreError(f"{self.path}: the kiosk has not set up this database yet")
-            self._migrate(version)
+            try:
+                self._migrate(version)
+            except StoreError:
+                self.conn.close()
+                raise
+
+    def check_writable(self, min_free: int = 0) -> None:
+        """StoreTrouble unless a save could be written now: a write taken back at once finds a
+        read-only file or disk and a lock held elsewhere; ``min_free`` bytes must be free."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")  # a page written, then undone
+            finally:
+                self.conn.execute("ROLLBACK")
+            if min_free and free_bytes(self.path.parent) < min_free:
+                raise OSError(errno.ENOSPC, "no space left")
+        except (sqlite3.Error, OSError) as e:
+            self.conn.close()
+            raise trouble(self.path, e) from None
 
     def _migrate(self, version: int) -> None:
         with self.writing():
@@ -191,8 +276,13 @@ class Store:
                         self.conn.execute(statement)
                 self.conn.execute(f"PRAGMA user_version = {target}")
 
-    def close(self) -> None:
-        """Closes the connection (checkpointing the WAL when this is the last one)."""
+    def close(self, fold_log: bool = False) -> None:
+        """Closes the connection. ``fold_log`` (the kiosk's clean exit) first checkpoints the
+        write-ahead log into the main file, so the file alone holds every save even while the
+        result server keeps a reader open. Other programs leave it: a full checkpoint waits for
+        readers and holds off the kiosk's saves meanwhile."""
+        if fold_log and not self.readonly:
+            self.checkpoint()
         self.conn.close()
 
     def replaced(self) -> bool:
@@ -205,6 +295,15 @@ class Store:
         if now[:2] != self.opened[:2]:
             return True
         return self.immutable and (now != self.opened or _writer_present(self.path))
+
+    def checkpoint(self) -> bool:
+        """``wal_checkpoint(TRUNCATE)``: True when the whole log went into the main file."""
+        try:
+            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as e:
+            logging.getLogger("clabber.store").warning("%s: the write-ahead log was not folded in: %s", self.path, e)
+            return False
+        return busy == 0
 
     @contextmanager
     def writing(self) -> Iterator[Database]:
@@ -296,18 +395,32 @@ class Store:
         """A game's hands as the sheet shows them."""
         return list(self.db.query("SELECT * FROM hands WHERE game = ? ORDER BY number", [game]))
 
-    def rebuild(self, derive: Callable[[list[GameEvent]], dict[str, Any]]) -> int:
-        """Empties the derived tables and writes them again from the log; returns the games rebuilt."""
+    def rebuild(self, derive: Callable[[list[GameEvent]], dict[str, Any] | None]) -> int:
+        """Writes the derived tables again from the log; returns the games rebuilt. A game whose
+        log cannot be folded (``derive`` gives None) keeps the rows it had."""
         n = 0
         with self.writing():
-            for table in DERIVED:
-                self.conn.execute(f"DELETE FROM {table}")
+            kept = []
             for log in self.all_events():
-                self._write_rows(derive(log))
+                rows = derive(log)
+                if rows is None:
+                    kept.append(log[0].game)
+                    continue
+                self._clear_rows(log[0].game)
+                self._write_rows(rows)
                 n += 1
+            # Rows of games that have no log at all are not derived from anything.
+            self.conn.execute("DELETE FROM games WHERE id NOT IN (SELECT game FROM events)")
+            for table in ("hands", "drafts"):
+                self.conn.execute(f"DELETE FROM {table} WHERE game NOT IN (SELECT game FROM events)")
         return n
 
-    def derived_matches(self, derive: Callable[[list[GameEvent]], dict[str, Any]]) -> bool:
+    def _clear_rows(self, game: int) -> None:
+        self.conn.execute("DELETE FROM games WHERE id = ?", (game,))
+        for table in ("hands", "drafts"):
+            self.conn.execute(f"DELETE FROM {table} WHERE game = ?", (game,))
+
+    def derived_matches(self, derive: Callable[[list[GameEvent]], dict[str, Any] | None]) -> bool:
         """Whether the derived tables are what a rebuild from the log would write (nothing is changed)."""
         before = self.derived_snapshot()
         self.conn.execute("BEGIN")
@@ -334,6 +447,31 @@ class Store:
         with self.writing() as db:
             db.table("settings").upsert({"key": key, "value": value}, pk="key")
 
+    # ---- notices for the owner ---------------------------------------------------------------------
+
+    def notices(self, everything: bool = False) -> list[dict[str, Any]]:
+        """Notices kept for the owner (a restored backup, what was lost), oldest first; only those
+        not yet acknowledged unless ``everything``."""
+        kept = json.loads(self.setting(NOTICES_KEY) or "[]")
+        return kept if everything else [n for n in kept if not n.get("acknowledged_at")]
+
+    def add_notice(self, text: str) -> None:
+        """Keeps a notice in the database itself, so it survives restarts until acknowledged."""
+        kept = self.notices(everything=True)
+        kept.append({"at": now_utc(), "text": text, "acknowledged_at": None})
+        self.set_setting(NOTICES_KEY, json.dumps(kept[-MAX_NOTICES:], ensure_ascii=False))
+
+    def acknowledge_notices(self) -> int:
+        """Marks every open notice acknowledged (they stay on record); returns how many."""
+        kept = self.notices(everything=True)
+        open_ = [n for n in kept if not n.get("acknowledged_at")]
+        if open_:
+            stamp = now_utc()
+            for n in open_:
+                n["acknowledged_at"] = stamp
+            self.set_setting(NOTICES_KEY, json.dumps(kept, ensure_ascii=False))
+        return len(open_)
+
     # ---- checks and backups ------------------------------------------------------------------------
 
     def integrity(self) -> list[str]:
@@ -353,8 +491,15 @@ class Store:
                 dest.execute("PRAGMA journal_mode = DELETE")
             finally:
                 dest.close()
+            # The copy is checked, not the live file: nothing waits for the check, and a copy of
+            # a damaged file never joins the set and pushes a good one out.
+            why = check_file(partial)
+            if why is not None:
+                raise StoreError(f"the copy is damaged ({why}): run clabber db check")
+            _fsync(partial)
             os.replace(partial, target)
-        except (sqlite3.Error, OSError) as e:
+            _fsync(folder)
+        except (sqlite3.Error, OSError, StoreError) as e:
             partial.unlink(missing_ok=True)
             raise StoreError(f"backup to {folder} failed: {e}") from None
         for old in backups(folder)[keep:]:
@@ -391,13 +536,6 @@ def open_reader(path: Path) -> Store:
         return Store(path, immutable=True)
 
 
-def is_damage(e: BaseException) -> bool:
-    """Whether SQLite called the file corrupt (not a database, malformed), directly or behind a
-    StoreError; a lock, a full disk, a missing file or a permission is trouble, not damage."""
-    cause = e.__context__ if isinstance(e, StoreError) else e
-    return isinstance(cause, sqlite3.DatabaseError) and not isinstance(cause, sqlite3.OperationalError)
-
-
 def backups(folder: Path) -> list[Path]:
     """The backups in a folder, newest first."""
     if not folder.is_dir():
@@ -405,47 +543,194 @@ def backups(folder: Path) -> list[Path]:
     return sorted(folder.glob(f"{BACKUP_PREFIX}*.db"), reverse=True)
 
 
-def _move_aside(path: Path, folder: Path, why: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
+def snapshot(path: Path, dest: Path) -> None:
+    """A consistent copy of ``path`` (with what its write-ahead log holds) made with SQLite's
+    online backup: a read transaction only, so the kiosk goes on saving meanwhile."""
+    try:
+        src = sqlite3.connect(path)  # not read-only: it must be able to read a WAL with no -shm yet
+        try:
+            src.execute("PRAGMA busy_timeout = 5000")
+            dst = sqlite3.connect(dest)
+            try:
+                src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+    except sqlite3.Error as e:
+        if is_damage(e):
+            raise StoreError(f"{path}: not a readable SQLite database ({e})") from None
+        raise trouble(path, e, "cannot take a snapshot to check") from None
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _parts(path: Path) -> list[Path]:
+    """The database file and its write-ahead log and shared memory, as far as they exist."""
+    return [p for p in (Path(str(path) + s) for s in ("", "-wal", "-shm")) if p.exists()]
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _aside_name(path: Path, folder: Path, why: str) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    target = folder / f"{path.stem}-{why}-{stamp}{path.suffix}"
-    for suffix in ("", "-wal", "-shm"):
+    return folder / f"{path.stem}-{why}-{stamp}{path.suffix}"
+
+
+def _move_aside(path: Path, folder: Path, why: str, target: Path | None = None) -> Path:
+    """Moves the file set into ``folder``, never overwriting. The main file is linked there first,
+    so that ``path`` is never missing until something replaces it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = target or _aside_name(path, folder, why)
+    if path.exists():
+        try:
+            os.link(path, target)
+        except OSError:
+            shutil.move(path, target)
+    for suffix in ("-wal", "-shm"):
         part = Path(str(path) + suffix)
         if part.exists():
             shutil.move(part, Path(str(target) + suffix))
     return target
 
 
-def open_store(path: Path, backup_dir: Path, damaged_dir: Path | None = None) -> tuple[Store, OpenReport]:
-    """Opens the kiosk's database; a damaged one is moved aside (never overwritten) and the newest
-    good backup restored in its place, or an empty database started when there is none."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _usable(backup: Path) -> bool:
+    try:
+        return check_file(backup) is None
+    except StoreTrouble:
+        return False
+
+
+Replay = Callable[["Store", list[GameEvent]], int]
+
+
+def open_store(path: Path, backup_dir: Path, damaged_dir: Path | None = None, *, replay: Replay | None = None,
+               writable: bool = True) -> tuple[Store, OpenReport]:  # fmt: skip
+    """Opens the kiosk's database.
+
+    Only damage (SQLite says corrupt, ``integrity_check`` fails, the file is empty or gone while
+    backups exist) leads to a restore: the newest good backup, with every event that can still
+    be read from the damaged file applied again by ``replay``, and a notice kept in the database
+    that says what was lost. The damaged file is moved aside, never overwritten. Anything else
+    (full disk, lock, permissions, read-only) raises StoreTrouble and touches nothing.
+    ``writable``: also make sure a save could be written now (the kiosk; not a listing)."""
     damaged_dir = damaged_dir or path.parent / "damaged"
-    report = OpenReport()
-    if path.exists():
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        size = path.stat().st_size if path.exists() else None
+        have_backups = bool(backups(backup_dir))
+    except OSError as e:
+        raise trouble(path, e) from None
+    why = None
+    if size is None and have_backups:
+        why = "the database file is missing"
+    elif size == 0 and have_backups:
+        why = "the database file is empty (0 bytes)"
+    elif size:
         # The whole file is checked at start while that is quick; a big one gets a probe at start
         # and its full check from the nightly backup and `clabber db check`.
-        why = check_file(path, live=True, thorough=path.stat().st_size <= FULL_CHECK_AT_START)
+        why = check_file(path, live=True, thorough=size <= FULL_CHECK_AT_START)
         if why is not None and "newer version" in why:
-            raise StoreError(f"{path}: {why}")
-        if why is not None:
-            moved = _move_aside(path, damaged_dir, "damaged")
-            good = next((b for b in backups(backup_dir) if check_file(b) is None), None)
-            notice = f"The database was damaged ({why}). It was moved to {moved}"
-            if good is not None:
-                shutil.copyfile(good, path)
-                taken = good.stem.removeprefix(BACKUP_PREFIX)
-                notice += f" and the backup of {taken} restored: hands saved after it must be entered again."
-            else:
-                notice += "; no backup was found, so the kiosk starts with an empty one."
-            report = OpenReport(notice, moved, good)
-    return Store(path), report
+            raise StoreTrouble(f"{path}: {why}: install that version again; nothing was moved or changed")
+    report = OpenReport()
+    if why is not None:
+        report = _recover(path, backup_dir, damaged_dir, why, replay)
+        logging.getLogger("clabber.store").warning("%s", report.notice)
+    store = Store(path)
+    if writable:
+        store.check_writable(MIN_FREE_AT_START)
+    return store, report
+
+
+def _recover(path: Path, backup_dir: Path, damaged_dir: Path, why: str, replay: Replay | None) -> OpenReport:
+    """Builds the restored database beside the damaged one, then swaps it in; until the swap
+    nothing is moved, so a failure on the way (a full disk) leaves everything as it was."""
+    from kiosk.salvage import salvage
+
+    good = next((b for b in backups(backup_dir) if _usable(b)), None)
+    found = salvage(path) if path.exists() and path.stat().st_size > 0 else None
+    temp = path.with_name(path.name + ".restoring")
+    target = _aside_name(path, damaged_dir, "damaged")
+    needed = (good.stat().st_size if good else 0) + (found.size if found else 0) + MIN_FREE_AT_START
+    try:
+        _remove(temp)
+        if free_bytes(path.parent) < needed:
+            raise OSError(errno.ENOSPC, f"{needed // 1024} KiB needed")
+        if good is not None:
+            src = sqlite3.connect(f"file:{good}?mode=ro", uri=True)
+            try:
+                dst = sqlite3.connect(temp)
+                try:
+                    src.backup(dst)
+                finally:
+                    dst.close()
+            finally:
+                src.close()
+        restored = Store(temp)
+        try:
+            reapplied = replay(restored, found.events) if replay and found and found.events else 0
+            lost = found.lost(restored.last_seq) if found else ()
+            notice = _restore_notice(why, target if path.exists() else None, good, found, reapplied, lost)
+            restored.add_notice(notice)
+        finally:
+            restored.close()
+        _remove(Path(str(temp) + "-journal"))
+        _fsync(temp)
+    except (OSError, sqlite3.Error, StoreError) as e:
+        _remove(temp)
+        doing = f"the database is damaged ({why}), but the backup could not be restored"
+        raise trouble(path, e, doing) from None
+    moved = _move_aside(path, damaged_dir, "damaged", target) if _parts(path) else None
+    os.replace(temp, path)
+    _fsync(path.parent)
+    return OpenReport(notice, moved, good, reapplied, lost)
+
+
+def _restore_notice(why: str, moved: Path | None, good: Path | None, found: Any, reapplied: int,
+                    lost: tuple[str, ...]) -> str:  # fmt: skip
+    """What the owner is told: what happened, what came back, what must be entered again."""
+    text = f"{why[0].upper()}{why[1:]}." if why.startswith("the database file") else \
+        f"The database was damaged ({why})."  # fmt: skip
+    if moved is not None:
+        text += f" It was moved to {moved}."
+    if good is not None:
+        text += f" The backup of {_backup_time(good)} ({good.name}) was restored."
+    else:
+        text += " As no backup was found that passes the check, the kiosk started with an empty database."
+    if reapplied:
+        text += f" {reapplied} later events read back from the damaged file were applied again."
+    if lost:
+        text += " Lost, and must be entered again: " + "; ".join(lost) + "."
+    elif found is not None and found.complete:
+        text += " Nothing that was saved is lost."
+    if found is None or not found.complete:
+        since = "after the backup " if good is not None else ""
+        text += f" Hands saved {since}that could not be read back must be entered again."
+    return text
+
+
+def _backup_time(backup: Path) -> str:
+    stamp = backup.stem.removeprefix(BACKUP_PREFIX)
+    try:
+        return datetime.strptime(stamp, "%Y%m%dT%H%M%S%fZ").strftime("%Y-%m-%d %H:%M UTC")
+    except ValueError:
+        return stamp
 
 
 def restore(path: Path, source: Path, damaged_dir: Path) -> Path | None:
     """Puts a backup in place of the live database, after checking it; the replaced file is kept.
 
-    The kiosk must not be running. Returns where the replaced database went."""
+    The kiosk must not be running. The copy is made beside the database and renamed into place,
+    so a full disk cannot leave half a file. Returns where the replaced database went."""
     if not source.is_file():
         raise StoreError(f"{source}: will not restore: no such file")
     try:
@@ -454,14 +739,32 @@ def restore(path: Path, source: Path, damaged_dir: Path) -> Path | None:
         why = str(e)
     if why is not None:
         raise StoreError(f"{source}: will not restore: {why}")
-    moved = _move_aside(path, damaged_dir, "replaced") if path.exists() else None
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    temp = path.with_name(path.name + ".restoring")
+    target = _aside_name(path, damaged_dir, "replaced")
     try:
-        dest = sqlite3.connect(path)
+        _remove(temp)
+        if free_bytes(path.parent) < source.stat().st_size + MIN_FREE_AT_START:
+            raise OSError(errno.ENOSPC, "no space left")
+        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
         try:
-            src.backup(dest)
+            dest = sqlite3.connect(temp)
+            try:
+                src.backup(dest)
+            finally:
+                dest.close()
         finally:
-            dest.close()
-    finally:
-        src.close()
+            src.close()
+        restored = Store(temp)
+        try:
+            taken = f"{source}" + (f"; the replaced database is kept at {target}" if _parts(path) else "")
+            restored.add_notice(f"The backup {taken} was restored by clabber db restore.")
+        finally:
+            restored.close()
+        _fsync(temp)
+    except (OSError, sqlite3.Error, StoreError) as e:
+        _remove(temp)
+        raise trouble(path, e, "will not restore") from None
+    moved = _move_aside(path, damaged_dir, "replaced", target) if _parts(path) else None
+    os.replace(temp, path)
+    _fsync(path.parent)
     return moved

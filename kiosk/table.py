@@ -8,11 +8,13 @@ carry an id: the same action delivered twice (a double tap) is stored once.
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from engine.cards import card_name
@@ -24,11 +26,20 @@ from engine.rules import Rules, parse_rules
 from engine.seats import parse_seat, seat_name
 from kiosk import events as ev
 from kiosk.events import GameEvent
-from kiosk.game_state import ActionRefused, GameState, parse_players, parse_team_name, parse_teams
+from kiosk.game_state import (
+    FOLD_ERRORS,
+    ActionRefused,
+    GameState,
+    Unfoldable,
+    parse_players,
+    parse_team_name,
+    parse_teams,
+)
 from kiosk.pin import hash_pin, pin_matches, valid_pin
-from kiosk.store import Store, now_utc
+from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
 
 PIN_KEY = "owner_pin"
+SET_ASIDE_KEY = "set_aside"  # open games whose log cannot be folded, acknowledged by the owner
 # Actions after which one tap of undo no longer reaches back.
 _UNDO_BARRIERS = (ev.HAND_CORRECTED, ev.GAME_FINISHED, ev.GAME_ABANDONED)
 
@@ -49,6 +60,7 @@ class Table:
         self.clock = clock
         self.rng = rng or random.SystemRandom()  # the Jack draw uses a real random source
         self._states: dict[int, GameState] = {}
+        self._attention: list[Unfoldable] | None = None
 
     # ---- reading ---------------------------------------------------------------------------------
 
@@ -64,9 +76,89 @@ class Table:
         return state
 
     def open_game(self) -> GameState | None:
-        """The game to resume after a restart: the most recent one still open."""
-        rows = self.store.games(limit=1, status="open")
-        return self.game(rows[0]["id"]) if rows else None
+        """The game to resume after a restart: the most recent one still open, unless its log
+        cannot be folded (that one waits for the owner: see ``attention``)."""
+        set_aside = self._set_aside()
+        for row in self.store.games(limit=20, status="open"):
+            if row["id"] in set_aside:
+                continue
+            try:
+                return self.game(row["id"])
+            except Unfoldable:
+                return None
+        return None
+
+    def attention(self) -> list[Unfoldable]:
+        """Open games whose log the rules refuse at some event, not yet set aside by the owner."""
+        if self._attention is None:
+            set_aside = self._set_aside()
+            found = []
+            for row in self.store.games(limit=20, status="open"):
+                try:
+                    self.game(row["id"])
+                except Unfoldable as e:
+                    if row["id"] not in set_aside:
+                        found.append(e)
+            self._attention = found
+        return self._attention
+
+    def _set_aside(self) -> set[int]:
+        return {int(g) for g in json.loads(self.store.setting(SET_ASIDE_KEY) or "[]")}
+
+    def notices(self) -> list[str]:
+        """What the owner must see on any screen until acknowledged: a restored backup and what
+        it lost, and games that need attention."""
+        kept = [n["text"] for n in self.store.notices()]
+        return kept + [f"{e}. It is set aside; the rest of the kiosk works. See clabber db check."
+                       for e in self.attention()]  # fmt: skip
+
+    def acknowledge(self, pin: str | None) -> int:
+        """The owner has read the notices (their PIN, when one is set): they stop showing, and games
+        that need attention stop being offered for resuming. Returns how many were acknowledged."""
+        if self.has_pin():
+            self.check_pin(pin or "")
+        n = self.store.acknowledge_notices()
+        stuck = [e.game for e in self.attention()]
+        if stuck:
+            self.store.set_setting(SET_ASIDE_KEY, json.dumps(sorted(self._set_aside() | set(stuck))))
+            self._attention = []
+        return n + len(stuck)
+
+    def reapply(self, events: list[GameEvent]) -> int:
+        """Applies events read back from a damaged database on top of the restored one, in each
+        game's order, for as long as each follows on and the rules accept it; returns how many
+        were stored. A game's events after a gap or a refusal are not applied."""
+        by_game: dict[int, list[GameEvent]] = {}
+        for e in sorted(events, key=lambda e: (e.game, e.seq)):
+            by_game.setdefault(e.game, []).append(e)
+        stored = 0
+        for game, evs in by_game.items():
+            have = self.store.last_seq(game)
+            log = self.store.events(game) if have else []
+            batch = []
+            try:
+                state = GameState.from_events(log) if log else None
+                for e in evs:
+                    if e.seq <= have:
+                        if e.seq == 1 and state is not None and e.payload.get("token") != state.token:
+                            break  # not the game the backup has under this number
+                        continue
+                    if e.seq != have + 1:
+                        break  # a gap: what follows cannot be checked
+                    log.append(e)
+                    state = GameState.from_events(log) if state is None or e.kind == ev.UNDONE else state.apply(e)
+                    batch.append((e, state.rows()))
+                    have = e.seq
+            except FOLD_ERRORS:
+                pass  # the first event the rules refuse ends what this game gets back
+            if batch:
+                try:
+                    self.store.append_all(batch)
+                except StoreError:
+                    continue
+                stored += len(batch)
+                self._states.pop(game, None)
+        return stored
 
     def games(self, limit: int = 50) -> list[dict[str, Any]]:
         """The most recent games, newest first."""
@@ -270,6 +362,10 @@ class Table:
             self.check_pin(old_pin or "")
         self.store.set_setting(PIN_KEY, hash_pin(pin))
 
+    def has_pin(self) -> bool:
+        """Whether the owner has set a PIN."""
+        return self.store.setting(PIN_KEY) is not None
+
     def check_pin(self, pin: str) -> None:
         """ActionRefused unless ``pin`` is the owner's PIN."""
         stored = self.store.setting(PIN_KEY)
@@ -311,3 +407,15 @@ class Table:
         event = self._event(state, kind, payload, None)
         new = state.apply(event)
         return new, [*batch, (event, new.rows())]
+
+
+def open_table(path: Path, backup_dir: Path, damaged_dir: Path | None = None, *, source: str = "screen",
+               writable: bool = True, **kw: Any) -> tuple[Table, OpenReport]:  # fmt: skip
+    """Opens the database for the controller: a damaged one is restored from a backup with every
+    event still readable from it applied again through the rules (see ``store.open_store``)."""
+    store, report = open_store(path, backup_dir, damaged_dir, replay=_replay, writable=writable)
+    return Table(store, source=source, **kw), report
+
+
+def _replay(store: Store, events: list[GameEvent]) -> int:
+    return Table(store, source="import").reapply(events)

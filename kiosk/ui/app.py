@@ -66,6 +66,10 @@ class KioskRoot(FloatLayout):
 
         self.header = Header()
         self.manager = ScreenManager(transition=NoTransition())  # screens are built when first shown
+        from kiosk.ui.notice import NoticeBanner
+
+        self.banner = NoticeBanner(self)  # notices for the owner, over whatever screen is open
+        self.box.add_widget(self.banner)
         self.box.add_widget(self.header)
         self.box.add_widget(self.manager)
         self.add_widget(self.box)
@@ -92,6 +96,7 @@ class KioskRoot(FloatLayout):
         screen.enter(self, **options)
         self.manager.current = name
         self.refresh_header()
+        self.banner.refresh()
 
     def refresh_header(self) -> None:
         g = self.game
@@ -201,12 +206,17 @@ class KioskApp(App):
     """``clabber kiosk``: the score sheet on the table's touchscreen."""
 
     title = "Clabber"
+    root: Any  # the score sheet, or the waiting screen while the database cannot open
 
-    def __init__(self, table: Table, notice: str | None = None, dim_after: float = 300,
+    def __init__(self, table: Table | None, notice: str | None = None, dim_after: float = 300,
                  backup_dir: Path | None = None, backups_keep: int = 14, exit_at_first_frame: bool = False,
                  gpio: Any = None, state_dir: Path | None = None, public_url: str = "http://127.0.0.1:8080",
-                 **kw: Any) -> None:  # fmt: skip
+                 reopen: Any = None, retry_every: float = 10, **kw: Any) -> None:  # fmt: skip
+        """``table`` None: the database could not be opened (``notice`` says why); ``reopen``
+        tries again, giving (table, notice) or raising StoreError, until it works."""
         super().__init__(**kw)
+        self.reopen = reopen
+        self.retry_every = retry_every
         self.public_url = public_url
         self.gpio = gpio
         self.state_dir = state_dir
@@ -220,10 +230,14 @@ class KioskApp(App):
         self._exit_at_first_frame = exit_at_first_frame
         self._idle: Any = None
 
-    def build(self) -> KioskRoot:
+    def build(self) -> Any:
         load_style()
-        root = KioskRoot(self.table, self.notice)
-        root.public_url = self.public_url
+        if self.table is None:
+            from kiosk.ui.notice import WaitingRoot
+
+            root = WaitingRoot(self.notice or "", self._reopen, every=self.retry_every)
+        else:
+            root = self._kiosk_root()
         if self.dim_after > 0:
             Window.bind(on_touch_down=self._touched)
             self._idle = Clock.schedule_once(self._dim, self.dim_after)
@@ -231,6 +245,35 @@ class KioskApp(App):
             Window.bind(on_flip=self._first_frame)
         Window.bind(on_flip=self._ready)
         return root
+
+    def _kiosk_root(self) -> KioskRoot:
+        assert self.table is not None  # the score sheet starts once the database is open
+        root = KioskRoot(self.table, self.notice)
+        root.public_url = self.public_url
+        return root
+
+    def _reopen(self) -> str | None:
+        """One more try at the database; on success the score sheet replaces the waiting screen.
+        Returns why it still cannot be used, or None."""
+        import logging
+
+        try:
+            self.table, self.notice = self.reopen()
+        except StoreError as e:
+            if str(e) != self.notice:
+                logging.getLogger("clabber.store").warning("%s", e)
+            self.notice = str(e)
+            return str(e)
+        logging.getLogger("clabber.store").info("the database is open: the score sheet starts")
+        waiting = self.root
+        self.root = self._kiosk_root()
+        Window.remove_widget(waiting)
+        Window.add_widget(self.root)
+        if self.panel is not None:
+            self.root.panel = self.panel
+            self.panel.act = self.root.panel_action
+            self.root.refresh_header()
+        return None
 
     def _ready(self, *_: Any) -> None:
         """The first frame is drawn: tell systemd, and ping its watchdog from the Kivy clock, so a
@@ -255,16 +298,24 @@ class KioskApp(App):
 
         factory, what = pin_factory(self.gpio.mode, self.state_dir)
         logging.getLogger("clabber.gpio").info("dealer buttons and seat lights: %s", what)
-        self.panel = DealerPanel(self.gpio, factory, act=root.panel_action, post=post_to_main)
-        root.panel = self.panel
+        waiting = not isinstance(root, KioskRoot)  # the database is not open yet: buttons do nothing
+        act = (lambda *_a: None) if waiting else root.panel_action
+        self.panel = DealerPanel(self.gpio, factory, act=act, post=post_to_main)
         self.panel.self_test()
-        root.refresh_header()
+        if not waiting:
+            root.panel = self.panel
+            root.refresh_header()
         if isinstance(factory, MockFactory):
             # No GPIO here: the keyboard presses the buttons and the screen shows the lights.
             self._keys = mock_keys(self.gpio)
             Window.bind(on_key_down=self._key_down, on_key_up=self._key_up)
+            Clock.schedule_interval(lambda _dt: self._show_lights(), 0.1)
+
+    def _show_lights(self) -> None:
+        root = self.root
+        if isinstance(root, KioskRoot):
             root.header.show_lights = True
-            Clock.schedule_interval(lambda _dt: root.header.set_lights(self.panel.lit()), 0.1)
+            root.header.set_lights(self.panel.lit())
 
     def _key_down(self, _w: Any, key: int, *_: Any) -> bool:
         return self._drive(key, pressed=True)
@@ -298,5 +349,5 @@ class KioskApp(App):
 
     def _dim(self, *_: Any) -> None:
         # Dim, never blank, while a game is open: the table still needs to see whose deal it is.
-        if self.root is not None:
+        if isinstance(self.root, KioskRoot):
             self.root.dimmer.level = 0.6
