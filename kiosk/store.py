@@ -531,7 +531,8 @@ def open_reader(path: Path) -> Store:
     try:
         return Store(path, readonly=True)
     except StoreError as e:
-        if "unable to open" not in str(e) or not path.exists() or _writer_present(path):
+        cause = getattr(e.__context__, "sqlite_errorname", "") or ""
+        if not cause.startswith("SQLITE_CANTOPEN") or not path.exists() or _writer_present(path):
             raise
         return Store(path, immutable=True)
 
