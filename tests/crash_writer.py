@@ -1,11 +1,17 @@
 """A writer for the crash test: saves hands through the controller until it is killed.
 
 Prints ``saved GAME HAND`` only after the controller returned, i.e. after the hand is durable.
-Run as ``python -m tests.crash_writer DB SEED``.
+Run as ``python -m tests.crash_writer DB SEED [--wait]``; with ``--wait`` it starts (imports)
+and then waits for a line on stdin before it opens the database.
+
+``CLABBER_TEST_SYNCHRONOUS=OFF`` (or ``NORMAL``) weakens the store's connection after it was
+opened: only the power-cut test sets it, to prove that it notices a missing fsync. The kiosk
+itself has no such setting.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 from pathlib import Path
@@ -21,8 +27,15 @@ def random_quick_hand(rng: random.Random) -> dict:
 
 def main() -> None:
     path, seed = Path(sys.argv[1]), int(sys.argv[2])
+    if "--wait" in sys.argv[3:] and not sys.stdin.readline():
+        return
     rng = random.Random(seed)
     store, _ = open_store(path, path.parent / "backups")
+    weakened = os.environ.get("CLABBER_TEST_SYNCHRONOUS")
+    if weakened:
+        if weakened not in ("OFF", "NORMAL"):
+            sys.exit(f"crash_writer: CLABBER_TEST_SYNCHRONOUS must be OFF or NORMAL, not {weakened!r}")
+        store.conn.execute(f"PRAGMA synchronous = {weakened}")
     table = Table(store, source="cli", rng=rng)
     game = table.open_game()
     if game is not None and game.pending is not None:  # killed between entering and confirming
