@@ -1,8 +1,8 @@
 """A FUSE filesystem that forgets, when the power is cut, everything that was not fsynced.
 
 The power-cut test runs the kiosk's writer on it (the way Jepsen's LazyFS and SQLite's crash-test
-VFS simulate power loss): ``python -m tests.lossyfs STORE MOUNTPOINT`` serves MOUNTPOINT in the
-foreground, and ``Disk`` mounts it and cuts the power from a test.
+VFS simulate power loss). ``Disk`` mounts it in a process of its own and cuts the power from a
+test; ``python -m tests.lossyfs STORE MOUNTPOINT`` serves it in the foreground, to look around.
 
 The model:
 
@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import errno
 import json
+import multiprocessing
+import multiprocessing.context
+import multiprocessing.process
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -331,64 +333,75 @@ class LossyFS:
         return 0
 
 
-class Disk:
-    """A LossyFS mounted in a process of its own, whose power a test can cut.
+# Everything the power-cut tests run in processes of their own: the filesystem and the writer.
+PRELOAD = ["__main__", "mfusepy", "tests.lossyfs", "tests.crash_writer"]  # __main__: pytest, once
 
-    Each mount's process is started ahead (when the power is cut, or by the first mount) and
-    waits for a line on its stdin before it reads STORE: a reboot then costs only the mount."""
+
+def processes() -> multiprocessing.context.ForkServerContext:
+    """Processes forked from one server that has already imported PRELOAD.
+
+    A new filesystem or writer then costs a fork (milliseconds) rather than a Python start and
+    its imports (0.1 to 0.2 s of CPU each), which would be most of a cut's cost."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
+
+
+def serve(store: Path, mountpoint: Path) -> None:
+    """The filesystem's process: serves MOUNTPOINT from STORE until it is killed (or unmounted)."""
+    import mfusepy
+
+    class FUSE(mfusepy.FUSE):
+        def truncate_fuse_3(self, path: bytes | None, length: int, fip: Any) -> int:
+            # mfusepy drops the handle of an ftruncate(2); with nullpath_ok it is all there is.
+            name = None if path is None else path.decode(self.encoding, self.errors)
+            return self.operations.truncate(name, length, fip.contents if fip else None)
+
+    log = os.open(store / "lossyfs.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(log, 1)  # mfusepy logs an operation that raised: kept for the test to read
+    os.dup2(log, 2)
+    FUSE(LossyFS(store), str(mountpoint), foreground=True, nothreads=True, raw_fi=True, fsname="lossyfs")
+
+
+class Disk:
+    """A LossyFS mounted in a process of its own, whose power a test can cut."""
 
     def __init__(self, store: Path, mountpoint: Path) -> None:
         self.store, self.mountpoint = store, mountpoint
         self.store.mkdir(parents=True, exist_ok=True)
         self.mountpoint.mkdir(parents=True, exist_ok=True)
-        self.proc: subprocess.Popen[bytes] | None = None  # serving the mount
-        self.spare: subprocess.Popen[bytes] | None = None  # started, waiting to mount
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        with open(self.store / "lossyfs.log", "ab") as log:  # a file, not a pipe nobody reads
-            return subprocess.Popen(
-                [sys.executable, "-m", "tests.lossyfs", str(self.store), str(self.mountpoint), "--wait"],
-                cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE, stdout=log, stderr=log,
-            )  # fmt: skip
+        self.processes = processes()
+        self.proc: multiprocessing.process.BaseProcess | None = None
 
     def mount(self, timeout: float = 10.0) -> None:
         """The power comes on: the filesystem starts from STORE; returns once the mount is there."""
-        self.proc, self.spare = self.spare or self._start(), None
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(b"mount\n")
-        self.proc.stdin.close()
+        self.proc = self.processes.Process(target=serve, args=(self.store, self.mountpoint))
+        self.proc.start()
         deadline = time.monotonic() + timeout
         while not os.path.ismount(self.mountpoint):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.close()
+            if not self.proc.is_alive() or time.monotonic() > deadline:
+                self.cut()
                 raise RuntimeError(f"lossyfs did not mount on {self.mountpoint}: {self.log()}")
             time.sleep(0.002)
 
     def cut(self) -> None:
         """The power cut: the filesystem dies with its volatile state; the dead mount is detached."""
         if self.proc is not None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait()
+            self.proc.kill()  # SIGKILL
+            self.proc.join()
             self.proc = None
         if os.path.ismount(self.mountpoint) or _dead_mount(self.mountpoint):
             subprocess.run(["umount", "--lazy", str(self.mountpoint)], check=True, capture_output=True)
-        self.spare = self.spare or self._start()
 
-    def close(self) -> None:
-        """Cuts the power for good: no process left, nothing mounted."""
-        self.cut()
-        if self.spare is not None:
-            self.spare.kill()
-            self.spare.wait()
-            self.spare = None
+    close = cut  # the power off for good: no process left, nothing mounted
 
     def stats(self) -> dict[str, int]:
-        """How many writes, fsyncs and directory fsyncs arrived, over all mounts so far."""
+        """How many writes, fsyncs and directory fsyncs arrived, over all mounts so far (as of the last sync)."""
         path = self.store / "stats.json"
         return json.loads(path.read_text()) if path.exists() else {}
 
     def log(self) -> str:
-        """The end of what the filesystem printed (mfusepy logs failed operations)."""
+        """The end of what the filesystem printed (mfusepy logs an operation that raised)."""
         path = self.store / "lossyfs.log"
         return path.read_text(errors="replace")[-2000:] if path.exists() else ""
 
@@ -405,8 +418,8 @@ def fuse_usable() -> str | None:
     """Why FUSE cannot be used here, or None when it can."""
     if not os.path.exists("/dev/fuse"):
         return "no /dev/fuse"
-    if os.geteuid() != 0 and not os.access("/dev/fuse", os.R_OK | os.W_OK):
-        return "/dev/fuse is not usable by this user"
+    if os.geteuid() != 0:
+        return "mounting and detaching a FUSE filesystem here needs root"
     try:
         import mfusepy  # noqa: F401  (loads libfuse)
     except (ImportError, OSError) as e:
@@ -414,20 +427,5 @@ def fuse_usable() -> str | None:
     return None
 
 
-def main() -> None:
-    import mfusepy
-
-    class FUSE(mfusepy.FUSE):
-        def truncate_fuse_3(self, path: bytes | None, length: int, fip: Any) -> int:
-            # mfusepy drops the handle of an ftruncate(2); with nullpath_ok it is all there is.
-            name = None if path is None else path.decode(self.encoding, self.errors)
-            return self.operations.truncate(name, length, fip.contents if fip else None)
-
-    store, mountpoint = Path(sys.argv[1]), sys.argv[2]
-    if "--wait" in sys.argv[3:] and not sys.stdin.readline():  # started ahead: mount when told
-        return
-    FUSE(LossyFS(store), mountpoint, foreground=True, nothreads=True, raw_fi=True, fsname="lossyfs")
-
-
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # python -m tests.lossyfs STORE MOUNTPOINT, to look around by hand
+    serve(Path(sys.argv[1]), Path(sys.argv[2]))
