@@ -89,6 +89,7 @@ class LossyFS:
         self.next_fh = 1
         existing = [int(p.stem) for p in (*self.files.iterdir(), *self.dirs.iterdir()) if p.stem.isdigit()]
         self.next_ino = max([ROOT_INO, *existing]) + 1
+        self.loaded: dict[int, Node] = {}
         self.root = self._load(ROOT_INO, stat.S_IFDIR | 0o755)
         self._forget_unnamed()
         self._save_stats()
@@ -97,7 +98,9 @@ class LossyFS:
 
     def _load(self, ino: int, mode: int) -> Node:
         """A node as the durable state has it, with everything below it."""
-        node = Node(ino, mode)
+        if ino in self.loaded:  # named in two durable listings (a rename across directories)
+            return self.loaded[ino]
+        node = self.loaded[ino] = Node(ino, mode)
         if node.is_dir:
             listing = self.dirs / f"{ino}.json"
             names = json.loads(listing.read_text()) if listing.exists() else {}
