@@ -1,13 +1,19 @@
 """A writer for the crash test: saves hands through the controller until it is killed.
 
 Prints ``saved GAME HAND`` only after the controller returned, i.e. after the hand is durable.
-Run as ``python -m tests.crash_writer DB SEED``.
+Run as ``python -m tests.crash_writer DB SEED``; the power-cut test forks it with ``forked``.
+
+``CLABBER_TEST_SYNCHRONOUS=OFF`` (or ``NORMAL``) weakens the store's connection after it was
+opened: only the power-cut test sets it, to prove that it notices a missing fsync. The kiosk
+itself has no such setting.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from kiosk.store import open_store
@@ -23,6 +29,11 @@ def main() -> None:
     path, seed = Path(sys.argv[1]), int(sys.argv[2])
     rng = random.Random(seed)
     store, _ = open_store(path, path.parent / "backups")
+    weakened = os.environ.get("CLABBER_TEST_SYNCHRONOUS")
+    if weakened:
+        if weakened not in ("OFF", "NORMAL"):
+            sys.exit(f"crash_writer: CLABBER_TEST_SYNCHRONOUS must be OFF or NORMAL, not {weakened!r}")
+        store.conn.execute(f"PRAGMA synchronous = {weakened}")
     table = Table(store, source="cli", rng=rng)
     game = table.open_game()
     if game is not None and game.pending is not None:  # killed between entering and confirming
@@ -34,6 +45,16 @@ def main() -> None:
             game = table.new_game(["Ruminers", "Mackeys"], first_dealer=rng.choice("NESW"))
         game = table.add_hand(game.id, random_quick_hand(rng))
         print(f"saved {game.id} {len(game.hands)}", flush=True)
+
+
+def forked(path: str, seed: int, synchronous: str | None, out: Connection) -> None:
+    """``main`` in a process forked by the power-cut test, printing (stdout and stderr) into ``out``."""
+    os.dup2(out.fileno(), 1)
+    os.dup2(out.fileno(), 2)
+    if synchronous is not None:
+        os.environ["CLABBER_TEST_SYNCHRONOUS"] = synchronous
+    sys.argv = [__file__, path, str(seed)]
+    main()
 
 
 if __name__ == "__main__":
