@@ -557,30 +557,6 @@ def qr_command(db: str | None, game_id: str, png: str | None, svg: str | None, t
 # ---- the kiosk ---------------------------------------------------------------------------------
 
 
-def _on_console() -> bool:
-    """No desktop session: the Pi's console, where SDL draws straight to the display (KMS)."""
-    import os
-
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def _kivy_home(wanted: Any) -> Any:
-    """Kivy's settings folder beside the database, or a temporary one when that cannot be written
-    (a read-only disk): the kiosk then still starts and says what is wrong with the database."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    try:
-        wanted.mkdir(parents=True, exist_ok=True)
-        free = os.statvfs(wanted)
-        if os.access(wanted, os.W_OK) and free.f_bavail * free.f_frsize > 1024 * 1024:
-            return wanted
-    except OSError:
-        pass
-    return Path(tempfile.mkdtemp(prefix="clabber-kivy-"))
-
-
 @cli.command("kiosk")
 @db_option
 @click.option("--size", metavar="WxH", help="The panel size, e.g. 800x480 or 720x1280.")
@@ -594,76 +570,24 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
                   gpio: str | None, exit_at_first_frame: bool) -> None:  # fmt: skip
     """Run the score sheet on the touchscreen (a window on a desktop)."""
     import logging
-    import os
-    from pathlib import Path
 
-    from kiosk.config import ConfigError, load_config
-    from kiosk.game_state import ActionRefused
+    from kiosk.config import ConfigError, kiosk_flags, load_config
 
     # Kivy logs through Python's logging: one line each, to standard error (the journal on a Pi).
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from kiosk.game_state import ActionRefused
     from kiosk.store import StoreError
-    from kiosk.table import open_table
+    from kiosk.ui import launch
 
-    flags: dict[str, Any] = {"db": db, "rotation": rotation, "gpio": gpio}
-    if size:
-        w, _, h = size.lower().partition("x")
-        flags.update(width=w, height=h)
-    if fullscreen is not None:
-        flags["fullscreen"] = fullscreen
     try:
-        cfg = load_config(flags)
+        cfg = load_config(kiosk_flags(db=db, size=size, rotation=rotation, fullscreen=fullscreen, gpio=gpio))
+        action = launch.run(cfg, rotation=None if rotation is None else int(rotation), headless=headless,
+                            exit_at_first_frame=exit_at_first_frame)  # fmt: skip
     except ConfigError as e:
         _fail([str(e)])
-    if not headless and _on_console() and not any(Path("/dev/dri").glob("card*")):
-        _fail(["kiosk: no display here (no desktop session and no /dev/dri): run it on a desktop, on the Pi, "
-               "or with --headless"])  # fmt: skip
-
-    def reopen() -> Any:
-        table, report = open_table(cfg.db, cfg.backup_dir, cfg.damaged_dir, source="screen")
-        for e in table.attention():
-            logging.getLogger("clabber.store").warning("%s", e)
-        return table, report.notice
-
-    # Trouble with the database (full, locked, read-only, permissions) is shown on the screen and
-    # retried there: exiting would only have systemd start the kiosk again and again.
-    table: Any = None
-    try:
-        table, notice = reopen()
-    except StoreError as e:
-        notice = str(e)
-        logging.getLogger("clabber.store").warning("%s", e)
-    setting = table.store.setting if table is not None else (lambda _key: None)
-    # The owner's choices on the screen (rotation, dimming) win over the file's defaults.
-    rotation_now = int(setting("rotation") or cfg.rotation) if rotation is None else int(rotation)
-    dim_after = int(setting("dim_after") or cfg.dim_after)
-    console = _on_console()
-    from kiosk.ui.boot import Display, configure
-
-    display = Display(
-        width=cfg.width, height=cfg.height, rotation=rotation_now, headless=headless,
-        fullscreen=(cfg.fullscreen == "yes" or (cfg.fullscreen == "auto" and console)) and not headless,
-        touch=cfg.touch == "yes" or (cfg.touch == "auto" and console and not headless),
-    )  # fmt: skip
-    configure(display, kivy_home=_kivy_home(cfg.db.parent / "kivy"))
-    from kiosk.share import base_url
-    from kiosk.ui.app import KioskApp
-
-    app = KioskApp(table, notice, dim_after=dim_after, backup_dir=cfg.backup_dir,
-                   backups_keep=cfg.backups_keep, exit_at_first_frame=exit_at_first_frame, gpio=cfg.gpio,
-                   state_dir=cfg.db.parent, public_url=base_url(cfg.public_url, cfg.serve_port), reopen=reopen,
-                   retry_every=float(os.environ.get("CLABBER_RETRY_SECONDS", "10")))  # fmt: skip
-    try:
-        app.run()
-    except (ActionRefused, StoreError) as e:
+    except (launch.CannotStart, ActionRefused, StoreError) as e:
         _fail([f"kiosk: {e}"])
-    finally:
-        if app.table is not None:
-            app.table.store.close(fold_log=True)
-    if app.exit_action == "restart":
-        os.execv(sys.executable, [sys.executable, "-m", "kiosk", *sys.argv[1:]])
-    if app.exit_action == "shutdown" and os.environ.get("INVOCATION_ID"):  # running as the systemd service
-        os.execvp("systemctl", ["systemctl", "poweroff"])
+    launch.after(action)
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -206,3 +206,48 @@ def load_config(flags: Mapping[str, Any] | None = None, env: Mapping[str, str] |
         parsed["backup_dir"] = parsed["db"].parent / "backups"
     known = {f.name for f in fields(Config)}
     return replace(config, **{k: v for k, v in parsed.items() if k in known})
+
+
+@dataclass(frozen=True)
+class Display:
+    """How the kiosk draws and takes input."""
+
+    width: int = 800
+    height: int = 480
+    rotation: int = 0  # degrees; the kernel's rotation does not rotate an SDL app, Kivy's does
+    fullscreen: bool = False
+    touch: bool = False  # True: SDL finger events only (a touchscreen); False: the mouse provider only
+    headless: bool = False  # draw offscreen (tests, benchmarks, screenshots)
+    maxfps: int = 30  # a score sheet needs no more, and the Pi stays cool; 0: as fast as it can (measuring)
+
+
+def kiosk_flags(*, db: str | None, size: str | None, rotation: str | None, fullscreen: bool | None,
+                gpio: str | None) -> dict[str, Any]:  # fmt: skip
+    """``clabber kiosk``'s flags as settings: ``--size WxH`` is the width and the height."""
+    flags: dict[str, Any] = {"db": db, "rotation": rotation, "gpio": gpio}
+    if size:
+        w, _, h = size.lower().partition("x")
+        flags.update(width=w, height=h)
+    if fullscreen is not None:
+        flags["fullscreen"] = fullscreen
+    return flags
+
+
+def on_console(env: Mapping[str, str] | None = None) -> bool:
+    """No desktop session: the Pi's console, where SDL draws straight to the display (KMS)."""
+    env = os.environ if env is None else env
+    return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+def display_of(cfg: Config, stored: Callable[[str], str | None] | None, *, rotation: int | None, headless: bool,
+               console: bool | None = None) -> Display:  # fmt: skip
+    """How the kiosk draws: the command line's rotation, else the owner's stored choice, else the file;
+    fullscreen and touch input on the console unless told otherwise, never when headless."""
+    console = on_console() if console is None else console
+    if rotation is None:
+        rotation = int((stored("rotation") if stored else None) or cfg.rotation)
+    return Display(
+        width=cfg.width, height=cfg.height, rotation=rotation, headless=headless,
+        fullscreen=(cfg.fullscreen == "yes" or (cfg.fullscreen == "auto" and console)) and not headless,
+        touch=cfg.touch == "yes" or (cfg.touch == "auto" and console and not headless),
+    )  # fmt: skip

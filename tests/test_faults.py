@@ -552,14 +552,14 @@ def test_a_damaged_copy_never_joins_the_backups(tmp_path):
 
 def test_the_kiosk_starts_from_a_read_only_disk_without_kivy_errors(tmp_path):
     # Kivy's settings folder beside the database cannot be made: a temporary one is used.
-    from kiosk.cli import _kivy_home
+    from kiosk.ui.launch import kivy_home
 
     if os.geteuid() != 0:
         pytest.skip("needs root for chattr")
     folder = tmp_path / "state"
     folder.mkdir()
     with immutable(folder):
-        home = _kivy_home(folder / "kivy")
+        home = kivy_home(folder / "kivy")
     assert home != folder / "kivy" and home.is_dir()
 
 

@@ -7,23 +7,13 @@ Kivy reads its configuration when first imported, so everything here happens bef
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from kiosk.config import Display
+
+__all__ = ["Display", "configure", "font_path"]
+
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"))
-
-
-@dataclass(frozen=True)
-class Display:
-    """How the kiosk draws and takes input."""
-
-    width: int = 800
-    height: int = 480
-    rotation: int = 0  # degrees; the kernel's rotation does not rotate an SDL app, Kivy's does
-    fullscreen: bool = False
-    touch: bool = False  # True: SDL finger events only (a touchscreen); False: the mouse provider only
-    headless: bool = False  # draw offscreen (tests, benchmarks, screenshots)
-    maxfps: int = 30  # a score sheet needs no more, and the Pi stays cool; 0: as fast as it can (measuring)
 
 
 def font_path(bold: bool = False) -> str:
