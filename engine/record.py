@@ -163,6 +163,11 @@ def _text(value: Any) -> str:
         raise InvalidRecordError("must be a non-empty text")
     if len(value) > MAX_TEXT:
         raise InvalidRecordError(f"is longer than {MAX_TEXT} characters")
+    from engine.text import text_problem
+
+    why = text_problem(value)
+    if why is not None:
+        raise InvalidRecordError(why)
     return value.strip()
 
 
