@@ -77,13 +77,15 @@ class OwnerScreen(Screen):
         return lock
 
     def _tick(self, _dt: float) -> bool:
+        if self.get_root_window() is None or self.manager is None or self.manager.current != "owner":
+            self._ticking = None
+            return False  # not shown: entering the screen again starts the countdown again
         self.locked_for = self.root_.table.pin_lock().seconds_left
-        if self.locked_for and self.manager is not None and self.manager.current == "owner":
+        if self.locked_for:
             return True
         self._ticking = None
-        if not self.locked_for:
-            self.notes = ""
-        return False  # stops the countdown
+        self.notes = ""
+        return False
 
     def close(self) -> None:
         self.root_.owner_pin = ""

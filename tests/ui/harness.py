@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,20 @@ class Kiosk:
         touch.touch_up()
         self.taps += 1
         self.frames(2)
+
+    def press_key(self, key: int, scancode: int = 0, text: str | None = None) -> None:
+        """A key on a USB keyboard, down and up, dispatched as SDL's window dispatches it."""
+        if not Window.dispatch("on_key_down", key, scancode, text, []):
+            Window.dispatch("on_keyboard", key, scancode, text, [])
+        Window.dispatch("on_key_up", key, scancode)
+        self.frames(2)
+
+    def wait(self, seconds: float) -> None:
+        """Lets the Kivy clock run for ``seconds`` of real time."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            EventLoop.idle()
+            time.sleep(0.01)
 
     def tap_text(self, text: str) -> None:
         """Taps the visible button whose text contains ``text``."""
