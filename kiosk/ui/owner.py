@@ -9,7 +9,7 @@ from kivy.clock import Clock
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from kiosk.pin import MAX_DIGITS
+from kiosk.pin import MAX_DIGITS, MIN_DIGITS
 from kiosk.store import StoreError
 from kiosk.ui.app import action_id
 from kiosk.ui.quick import ReasonPicker
@@ -66,6 +66,8 @@ class OwnerScreen(Screen):
             return
         self.root_.owner_pin = self.pin
         self.notes = ""
+        if len(self.pin) < MIN_DIGITS:  # set before PINs needed six digits: still opens, but is weak
+            self.notes = f"This PIN has {len(self.pin)} digits: set one of {MIN_DIGITS} or more (clabber pin set)."
         self.step = "menu"
 
     def _show_lock(self) -> Any:

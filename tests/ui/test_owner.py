@@ -169,3 +169,18 @@ def test_markup_in_a_renege_reason_is_drawn_as_typed_on_the_summary(kiosk):
     drawn = words(kiosk.widget("headline"))
     assert "([size=60]tabletalk[/size])" in "".join(t for t, _ in drawn).replace(" ", "")
     assert {o["font_size"] for _, o in drawn} == {kiosk.widget("headline").font_size}
+
+
+def test_a_short_pin_from_an_older_kiosk_opens_the_menu_and_asks_for_a_longer_one(kiosk):
+    import hashlib
+
+    from kiosk.table import PIN_KEY
+
+    salt = bytes(16)
+    digest = hashlib.pbkdf2_hmac("sha256", b"2468", salt, 200_000).hex()
+    kiosk.table.store.set_setting(PIN_KEY, f"pbkdf2_sha256$200000${salt.hex()}${digest}")
+    start_game(kiosk)
+    kiosk.tap("owner")
+    type_pin(kiosk, "2468")
+    assert kiosk.screen.step == "menu" and "This PIN has 4 digits: set one of 6 or more" in kiosk.text("notes")
+    assert kiosk.table.store.setting(PIN_KEY).startswith("scrypt$")
