@@ -121,8 +121,8 @@ class KioskRoot(FloatLayout):
     def lock_owner(self, why: str) -> None:
         """Ends the owner's authority (the screen dimmed, or nobody touched it for a minute): what
         was open of the owner's goes back to the PIN, saying why."""
-        if not self.owner_pin:
-            return
+        if not self.owner_pin or self.get_root_window() is None:
+            return  # nothing open, or a screen no longer shown
         self.owner_pin = ""
         from kivy.uix.modalview import ModalView
 

@@ -40,6 +40,7 @@ class Kiosk:
 
     def restart(self) -> None:
         """The kiosk restarted: a new controller and screen on the same file."""
+        self.root.owner_pin = ""  # its timers end with it, as they do with the process
         Window.remove_widget(self.root)
         self.store.close()
         self.store, report = open_store(self.db, self.db.parent / "backups")
@@ -49,6 +50,7 @@ class Kiosk:
         self.frames(3)
 
     def close(self) -> None:
+        self.root.owner_pin = ""
         for child in list(Window.children):
             Window.remove_widget(child)
         self.store.close()

@@ -24,6 +24,13 @@ def type_pin(kiosk, pin):
     kiosk.tap("unlock")
 
 
+def shown_seconds(kiosk):
+    """The seconds the PIN screen says it stays locked ("Locked for 30 s")."""
+    text = kiosk.text("pin_dots")
+    assert text.startswith("Locked for ") and text.endswith(" s"), text
+    return int(text.removeprefix("Locked for ").removesuffix(" s"))
+
+
 def to_the_menu(kiosk):
     kiosk.table.set_pin(PIN)
     start_game(kiosk)
@@ -40,10 +47,11 @@ def test_wrong_pins_lock_the_pin_screen_with_a_countdown_that_survives_a_restart
         type_pin(kiosk, "111111")
         assert kiosk.text("notes") == "wrong PIN" and kiosk.text("pin_dots") == "–"
     type_pin(kiosk, "111111")
-    assert kiosk.text("pin_dots") == "Locked for 30 s" and kiosk.text("notes") == "3 wrong PINs in a row."
+    first = shown_seconds(kiosk)
+    assert first in (30, 29) and kiosk.text("notes") == "3 wrong PINs in a row."  # 29: a slow machine
     assert kiosk.widget("unlock").disabled and kiosk.widget("pin_keypad").disabled
     kiosk.wait(1.2)
-    assert kiosk.text("pin_dots") in ("Locked for 29 s", "Locked for 28 s")  # counting down
+    assert 20 < shown_seconds(kiosk) < first  # counting down
 
     kiosk.restart()
     kiosk.tap("owner")
