@@ -40,6 +40,7 @@ from engine.seats import (
     seat_name,
     team_name,
 )
+from engine.text import text_problem
 
 HAND_FORMAT = "clabber-hand/1"
 GAME_FORMAT = "clabber-game/1"
@@ -174,11 +175,11 @@ def _by_seat(value: Any, where: str, p: _Problems) -> dict[Seat, Any]:
 def _text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidRecordError("must be a non-empty text")
-    lone = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
-    if lone is not None:
-        raise InvalidRecordError(f"holds {lone!a}, half of a character: not text")
     if len(value) > MAX_TEXT:
         raise InvalidRecordError(f"is longer than {MAX_TEXT} characters")
+    why = text_problem(value)
+    if why is not None:
+        raise InvalidRecordError(why)
     return value.strip()
 
 

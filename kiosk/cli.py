@@ -8,6 +8,7 @@ per problem on standard error: where in the record, and why.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from engine.errors import EntryError
+from engine.text import json_safe, terminal_safe
 
 if TYPE_CHECKING:  # each command imports what it needs when it runs
     from kiosk.config import Config
@@ -28,15 +30,10 @@ MOST_PROBLEMS = 50  # a refusal lists this many problems, then says how many mor
 
 def _fail(lines: list[str], code: int = USAGE_ERROR) -> NoReturn:
     for line in lines[:MOST_PROBLEMS]:
-        click.echo(one_line(line), err=True)
+        click.echo(terminal_safe(line), err=True)  # a refused name is shown, never obeyed
     if len(lines) > MOST_PROBLEMS:
         click.echo(f"... and {len(lines) - MOST_PROBLEMS} more", err=True)
     sys.exit(code)
-
-
-def one_line(text: str) -> str:
-    """Text for a terminal: control characters (a newline, an escape sequence) shown escaped."""
-    return "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
 
 
 def _read(path: str) -> Any:
@@ -66,7 +63,7 @@ def _run(path: str, work: Callable[[Any], str]) -> None:
 
 
 def _dump(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+    return json_safe(json.dumps(obj, ensure_ascii=False))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -109,7 +106,7 @@ def replay(file: str) -> None:
 
     def work(obj: Any) -> str:
         rec = read_hand(obj)
-        return replay_text(rec.hand, rec.rules)
+        return terminal_safe(replay_text(rec.hand, rec.rules), keep="\n")
 
     _run(file, work)
 
@@ -231,8 +228,9 @@ def game_list(session: Session, limit: int, as_json: bool) -> None:
             click.echo(_dump(r))
         else:
             winner = f"  winner {r['winner']}" if r["winner"] else ""
+            ns, ew = terminal_safe(r["team_ns"]), terminal_safe(r["team_ew"])  # names from imports of old
             click.echo(
-                f"{r['id']:>5}  {r['status']:<9} {r['team_ns']} {r['total_ns']} – {r['total_ew']} {r['team_ew']}"
+                f"{r['id']:>5}  {r['status']:<9} {ns} {r['total_ns']} – {r['total_ew']} {ew}"
                 f"  ({r['hands']} hands, dealer {r['dealer']}){winner}  {r['updated_at'][:16]}"
             )
 
@@ -275,11 +273,14 @@ def game_undo(session: Session, game_id: str) -> None:
 @click.argument("hand", type=int)
 @click.argument("file")
 @click.option("--reason", required=True, help="Why the hand is corrected (kept in the log).")
-@click.option("--pin", required=True, help="The owner's PIN.")
 @click.pass_obj
 @_refusals
-def game_correct(session: Session, game_id: str, hand: int, file: str, reason: str, pin: str) -> None:
-    """Replace hand HAND of a game; the original stays in the log."""
+def game_correct(session: Session, game_id: str, hand: int, file: str, reason: str) -> None:
+    """Replace hand HAND of a game; the original stays in the log. Asks for the owner's PIN (or
+    reads it from CLABBER_PIN)."""
+    if file == "-" and PIN_ENV not in os.environ:
+        _fail([f"correct: the record comes on standard input, so give the owner's PIN in {PIN_ENV}"])
+    pin = _secret("Owner's PIN", PIN_ENV)
     record = _read(file)
     if isinstance(record, dict):
         record = {k: v for k, v in record.items() if k not in ("format", "rules")}
@@ -477,14 +478,41 @@ def pin(ctx: click.Context, db: str | None) -> None:
 
 
 @pin.command("set")
-@click.option("--pin", "new", prompt="New PIN", hide_input=True, confirmation_prompt=True, help="4 to 8 digits.")
-@click.option("--old-pin", default=None, help="The current PIN, when one is set.")
 @click.pass_obj
 @_refusals
-def pin_set(session: Session, new: str, old_pin: str | None) -> None:
-    """Set or change the owner's PIN."""
-    session.table().set_pin(new, old_pin)
-    click.echo("PIN set")
+def pin_set(session: Session) -> None:
+    """Set or change the owner's PIN (6 to 12 digits). Asks for it twice, and for the current one
+    when a PIN is set; or reads them from CLABBER_NEW_PIN and CLABBER_PIN."""
+    from kiosk.pin import hash_seconds, valid_pin
+    from kiosk.table import PIN_KEY
+
+    table = session.table()
+    old = _secret("Current PIN", PIN_ENV) if table.store.setting(PIN_KEY) is not None else None
+    new = _secret("New PIN", NEW_PIN_ENV, confirm=True, check=valid_pin)
+    table.set_pin(new, old)
+    click.echo(f"PIN set (each try at it takes {hash_seconds():.2f} s on this machine)")
+
+
+PIN_ENV = "CLABBER_PIN"
+NEW_PIN_ENV = "CLABBER_NEW_PIN"
+
+
+def _secret(prompt: str, env: str, confirm: bool = False, check: Callable[[str], str | None] | None = None) -> str:
+    """A PIN from the environment, else typed at a hidden prompt (a line of standard input when
+    that is not a terminal): never from the command line, which every user sees in ``ps``."""
+    if env in os.environ:
+        return os.environ[env]
+    if not sys.stdin.isatty():
+        line = sys.stdin.readline()
+        if not line:
+            _fail([f"{prompt}: nothing on standard input: type it when asked, or set {env}"])
+        return line.rstrip("\r\n")
+    while True:
+        value = click.prompt(prompt, hide_input=True, confirmation_prompt=confirm, err=True)
+        why = check(value) if check else None
+        if not why:
+            return value
+        click.echo(why, err=True)  # asked again at once, rather than typed twice more for nothing
 
 
 # ---- results on phones ------------------------------------------------------------------------------

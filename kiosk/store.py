@@ -472,6 +472,30 @@ class Store:
             self.set_setting(NOTICES_KEY, json.dumps(kept, ensure_ascii=False))
         return len(open_)
 
+    def update_setting(self, key: str, change: Callable[[str | None], str | None]) -> str | None:
+        """Rewrites a setting as ``change`` makes it from its stored value (None removes it), in
+        one write transaction taken before the read: the kiosk and the ``clabber`` command
+        counting at once never lose each other's count. Returns the new value."""
+        if self.readonly:
+            raise StoreError("this connection is read-only")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            row = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+            value = change(None if row is None else row[0])
+            if value is None:
+                self.conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                self.conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                                  "DO UPDATE SET value = excluded.value", (key, value))  # fmt: skip
+            self.conn.execute("COMMIT")
+        except BaseException as e:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error):
+                raise StoreError(_words(e)) from None
+            raise
+        return value
+
     # ---- checks and backups ------------------------------------------------------------------------
 
     def integrity(self) -> list[str]:

@@ -9,11 +9,13 @@ carry an id: the same action delivered twice (a double tap) is stored once.
 from __future__ import annotations
 
 import json
+import math
 import random
 import secrets
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import asdict
+from contextlib import contextmanager, suppress
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from engine.hand import Hand
 from engine.record import read_game
 from engine.rules import Rules, parse_rules
 from engine.seats import parse_seat, seat_name
+from engine.text import text_problem
 from kiosk import events as ev
 from kiosk.events import GameEvent
 from kiosk.game_state import (
@@ -35,13 +38,29 @@ from kiosk.game_state import (
     parse_team_name,
     parse_teams,
 )
-from kiosk.pin import hash_pin, pin_matches, valid_pin
+from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
 
 PIN_KEY = "owner_pin"
+PIN_LOCK_KEY = "pin_lock"  # wrong PINs in a row and until when entry is locked, as JSON
 SET_ASIDE_KEY = "set_aside"  # open games whose log cannot be folded, acknowledged by the owner
 # Actions after which one tap of undo no longer reaches back.
 _UNDO_BARRIERS = (ev.HAND_CORRECTED, ev.GAME_FINISHED, ev.GAME_ABANDONED)
+
+
+@dataclass(frozen=True)
+class PinLock:
+    """Wrong PINs in a row, and how many seconds PIN entry stays locked (0: open)."""
+
+    failures: int = 0
+    seconds_left: int = 0
+
+
+def _plain(where: str, text: str | None) -> None:
+    """ActionRefused when a name or reason carries control or bidi characters."""
+    why = None if text is None else text_problem(text)
+    if why is not None:
+        raise ActionRefused(f"{where} {why}")
 
 
 class Table:
@@ -61,6 +80,7 @@ class Table:
         self.rng = rng or random.SystemRandom()  # the Jack draw uses a real random source
         self._states: dict[int, GameState] = {}
         self._attention: list[Unfoldable] | None = None
+        self._unsaved_lock: str | None = None  # a PIN lock the store could not write (full disk)
 
     # ---- reading ---------------------------------------------------------------------------------
 
@@ -214,6 +234,10 @@ class Table:
                 payload["first_dealer"] = seat_name(parse_seat(first_dealer))
             except EntryError:
                 raise ActionRefused(f"{first_dealer!r} is not a seat (N, E, S or W)") from None
+        for team, name in payload["teams"].items():
+            _plain(f"team {team}'s name", name)
+        for seat, name in payload["players"].items():
+            _plain(f"{seat}'s name", name)
         return GameEvent(game_id, 1, self.clock(), ev.GAME_STARTED, payload, action_id, self.source)
 
     # ---- acting --------------------------------------------------------------------------------------
@@ -332,6 +356,7 @@ class Table:
         self.check_pin(pin)
         if not isinstance(reason, str) or not reason.strip():
             raise ActionRefused("a correction needs a reason")
+        _plain("the reason", reason)
         state = self.game(game_id)
         if isinstance(record, dict) and "dealer" not in record and 1 <= number <= len(state.hands):
             record = {**record, "dealer": state.hands[number - 1].record["dealer"]}
@@ -341,6 +366,7 @@ class Table:
 
     def finish(self, game_id: int, reason: str | None = None, action_id: str | None = None) -> GameState:
         """Ends the game as it stands."""
+        _plain("the reason", reason)
         return self._act(game_id, ev.GAME_FINISHED, action_id=action_id, reason=reason)
 
     def abandon(self, game_id: int, reason: str, pin: str, action_id: str | None = None) -> GameState:
@@ -348,6 +374,7 @@ class Table:
         self.check_pin(pin)
         if not isinstance(reason, str) or not reason.strip():
             raise ActionRefused("say why the game is abandoned")
+        _plain("the reason", reason)
         return self._act(game_id, ev.GAME_ABANDONED, action_id=action_id, authorised_by="owner",
                          reason=reason.strip())  # fmt: skip
 
@@ -367,12 +394,59 @@ class Table:
         return self.store.setting(PIN_KEY) is not None
 
     def check_pin(self, pin: str) -> None:
-        """ActionRefused unless ``pin`` is the owner's PIN."""
+        """ActionRefused unless ``pin`` is the owner's PIN. Wrong PINs in a row lock PIN entry for
+        longer and longer (kept in the store, so a restart does not reopen it); while locked no
+        PIN is even tried."""
         stored = self.store.setting(PIN_KEY)
         if stored is None:
             raise ActionRefused("no owner PIN is set yet: set one first (clabber pin set)")
-        if not pin_matches(str(pin), stored):
-            raise ActionRefused("wrong PIN")
+        lock = self.pin_lock()
+        if lock.seconds_left:
+            raise ActionRefused(f"PIN entry is locked for {say_seconds(lock.seconds_left)} "
+                                f"after {lock.failures} wrong PINs in a row")  # fmt: skip
+        if not isinstance(pin, str) or not pin:
+            raise ActionRefused("enter the owner's PIN")
+        if not pin_matches(pin, stored):
+            wait = lock_seconds(self._pin_failed())
+            raise ActionRefused("wrong PIN" + (f": PIN entry is locked for {say_seconds(wait)}" if wait else ""))
+        if lock.failures:
+            self._pin_lock_write(lambda _old: None)
+        if needs_rehash(stored):  # an older, weaker hash: the right PIN is at hand to store it anew
+            with suppress(StoreError):  # not written: the old hash still works, and is tried again
+                self.store.set_setting(PIN_KEY, hash_pin(pin))
+
+    def pin_lock(self) -> PinLock:
+        """Wrong PINs in a row and the seconds PIN entry stays locked, as the store has them."""
+        state = _lock_state(self._unsaved_lock or self.store.setting(PIN_LOCK_KEY))
+        if not state["until"]:
+            return PinLock(state["failures"], 0)
+        left = (datetime.fromisoformat(state["until"]) - datetime.fromisoformat(self.clock())).total_seconds()
+        # Never longer than the lock itself: a clock set back (a Pi without a real-time clock
+        # before it reaches the network) does not stretch it.
+        return PinLock(state["failures"], math.ceil(max(0.0, min(left, state["seconds"]))))
+
+    def _pin_failed(self) -> int:
+        """Counts a wrong PIN and locks entry for as long as the count says; returns the count."""
+
+        def bump(old: str | None) -> str:
+            state = _lock_state(old)
+            failures = state["failures"] + 1
+            seconds = lock_seconds(failures)
+            until = datetime.fromisoformat(self.clock()) + timedelta(seconds=seconds)
+            return json.dumps({"failures": failures, "until": until.isoformat() if seconds else None,
+                               "seconds": seconds})  # fmt: skip
+
+        return _lock_state(self._pin_lock_write(bump))["failures"]
+
+    def _pin_lock_write(self, change: Callable[[str | None], str | None]) -> str | None:
+        try:
+            new = self.store.update_setting(PIN_LOCK_KEY, lambda old: change(self._unsaved_lock or old))
+            self._unsaved_lock = None
+        except StoreError:
+            # Not written (a full or read-only disk): the lock holds in this process all the same.
+            new = change(self._unsaved_lock or self.store.setting(PIN_LOCK_KEY))
+            self._unsaved_lock = new
+        return new
 
     # ---- records in and out ----------------------------------------------------------------------------
 
@@ -419,3 +493,15 @@ def open_table(path: Path, backup_dir: Path, damaged_dir: Path | None = None, *,
 
 def _replay(store: Store, events: list[GameEvent]) -> int:
     return Table(store, source="import").reapply(events)
+
+
+def _lock_state(text: str | None) -> dict[str, Any]:
+    """The stored PIN lock; nothing stored (or something unreadable) is no lock."""
+    try:
+        state = json.loads(text) if text else {}
+        failures, seconds, until = int(state.get("failures", 0)), int(state.get("seconds", 0)), state.get("until")
+        if until is not None:
+            datetime.fromisoformat(until)
+    except (ValueError, TypeError, AttributeError):
+        return {"failures": 0, "seconds": 0, "until": None}
+    return {"failures": failures, "seconds": seconds, "until": until}

@@ -16,8 +16,8 @@ def db(tmp_path):
     return str(tmp_path / "kiosk.db")
 
 
-def run(db, *args, stdin=None):
-    return clabber(*args[:1], "--db", db, *args[1:], stdin=stdin)
+def run(db, *args, stdin=None, env=None):
+    return clabber(*args[:1], "--db", db, *args[1:], stdin=stdin, env=env)
 
 
 def new_game(db, *extra):
@@ -56,10 +56,10 @@ def test_correct_with_pin_and_reason(db, tmp_path):
     g = new_game(db)
     run(db, "game", "hand", g, str(write_json(tmp_path / "h.json", QUICK_HANDS[0])))
     fixed = write_json(tmp_path / "fixed.json", {"trump": "H", "maker": "E", "points": {"NS": 100, "EW": 62}})
-    r = run(db, "game", "correct", g, "1", str(fixed), "--reason", "typo", "--pin", "1234")
+    r = run(db, "game", "correct", g, "1", str(fixed), "--reason", "typo", env={"CLABBER_PIN": "739146"})
     assert r.returncode == 2 and "no owner PIN" in r.stderr and r.stdout == ""
-    assert run(db, "pin", "set", "--pin", "1234").returncode == 0
-    r = run(db, "game", "correct", g, "1", str(fixed), "--reason", "typo", "--pin", "1234")
+    assert run(db, "pin", "set", stdin="739146\n").returncode == 0  # typed at the prompt
+    r = run(db, "game", "correct", g, "1", str(fixed), "--reason", "typo", env={"CLABBER_PIN": "739146"})
     assert json.loads(r.stdout)["marks"] == {"NS": "", "EW": "XX"}
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT reason, authorised_by FROM events WHERE kind = 'hand_corrected'").fetchone() == (
@@ -98,7 +98,8 @@ def test_db_check_rebuild_backup_restore(db, tmp_path):
         (("game", "import", "-"), '{"format": "clabber-game/1", "hands": [{"dealer": "Q"}]}', "hands[0].dealer"),
         (("game", "deal", "1", "next"), None, "there is no game 1"),
         (("db", "restore", "/nonexistent.db"), None, "will not restore"),
-        (("pin", "set", "--pin", "12"), None, "4 to 8 digits"),
+        (("pin", "set"), "12\n", "6 to 12 digits"),
+        (("pin", "set"), "123456\n", "too easy to guess"),
     ],
 )
 def test_refusals_exit_2_with_a_message_and_no_traceback(db, args, stdin, message):

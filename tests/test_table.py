@@ -130,13 +130,13 @@ def test_corrections_need_the_pin_and_a_reason_and_keep_the_original(table):
     g = game_with(table, QUICK_HANDS[:2])
     fixed = {"trump": "H", "maker": "E", "points": {"NS": 60, "EW": 102}}
     with pytest.raises(ActionRefused, match="no owner PIN"):
-        table.correct(g.id, 1, fixed, "typo", "1234")
-    table.set_pin("1234")
+        table.correct(g.id, 1, fixed, "typo", "739146")
+    table.set_pin("739146")
     with pytest.raises(ActionRefused, match="wrong PIN"):
-        table.correct(g.id, 1, fixed, "typo", "4321")
+        table.correct(g.id, 1, fixed, "typo", "641937")
     with pytest.raises(ActionRefused, match="needs a reason"):
-        table.correct(g.id, 1, fixed, " ", "1234")
-    g = table.correct(g.id, 1, fixed, "NS counted wrong", "1234")
+        table.correct(g.id, 1, fixed, " ", "739146")
+    g = table.correct(g.id, 1, fixed, "NS counted wrong", "739146")
     assert g.sheet.totals == (60, 102 + 81) and g.hands[0].trail()[-1]["reason"] == "NS counted wrong"
     kinds = [e.kind for e in table.store.events(g.id)]
     assert kinds.count("hand_entered") == 2 and kinds[-1] == "hand_corrected"
@@ -147,10 +147,10 @@ def test_corrections_need_the_pin_and_a_reason_and_keep_the_original(table):
 
 def test_a_correction_that_would_end_the_game_earlier_is_refused(table):
     g = game_with(table, QUICK_HANDS[:2], rules={"target": 300})
-    table.set_pin("1234")
+    table.set_pin("739146")
     big = {"trump": "H", "maker": "E", "points": {"NS": 0, "EW": 162}, "melds": {"E": [["JC", "JD", "JH", "JS"]]}}
     with pytest.raises(ActionRefused, match="cannot stand"):
-        table.correct(g.id, 1, big, "typo", "1234")
+        table.correct(g.id, 1, big, "typo", "739146")
 
 
 def test_the_game_ends_at_the_target_and_takes_no_more_hands(table):
@@ -164,10 +164,10 @@ def test_the_game_ends_at_the_target_and_takes_no_more_hands(table):
 
 def test_finish_and_abandon(table):
     g = game_with(table, QUICK_HANDS[:1])
-    table.set_pin("2468")
+    table.set_pin("246813")
     with pytest.raises(ActionRefused, match="say why"):
-        table.abandon(g.id, "", "2468")
-    g = table.abandon(g.id, "bar closed", "2468")
+        table.abandon(g.id, "", "246813")
+    g = table.abandon(g.id, "bar closed", "246813")
     assert g.status == "abandoned" and table.open_game() is None
     with pytest.raises(ActionRefused, match="abandoned"):
         table.add_hand(g.id, QUICK_HANDS[1])

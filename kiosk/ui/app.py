@@ -28,6 +28,9 @@ from kiosk.ui.boot import font_path
 
 KV = Path(__file__).parent / "kv"
 SCREENS = ("start", "sheet", "quick", "summary", "cards", "replay", "over", "owner")
+DIMMED = 0.6
+LOCKED_ON_DIM = "The owner's menu locked when the screen dimmed: enter the PIN again."
+LOCKED_WHEN_IDLE = "The owner's menu locked after a minute without a touch: enter the PIN again."
 
 
 def action_id() -> str:
@@ -53,9 +56,12 @@ class KioskRoot(FloatLayout):
     game_id = NumericProperty(0)
     notice = StringProperty("")
     owner_pin = StringProperty("")  # held only while the owner's menu is open
+    owner_idle = NumericProperty(60.0)  # seconds without a touch before the owner's menu locks
     panel = ObjectProperty(None, allownone=True)  # the dealer buttons and seat lights, if any
     public_url = StringProperty("http://127.0.0.1:8080")  # where phones reach the result pages
     table = ObjectProperty(None)
+
+    _owner_timer: Any = None
 
     def __init__(self, table: Table, notice: str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
@@ -95,8 +101,46 @@ class KioskRoot(FloatLayout):
         screen = self.manager.get_screen(name)
         screen.enter(self, **options)
         self.manager.current = name
+        if name != "owner" and not (name == "quick" and options.get("correct")):
+            self.owner_pin = ""  # the owner's screens are left: the next visit asks for the PIN
         self.refresh_header()
         self.banner.refresh()
+
+    # ---- the owner's menu stays open only while the owner is there ----------------------------------
+
+    def on_owner_pin(self, _w: Any, _pin: str) -> None:
+        self._owner_active()
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if self.owner_pin:
+            self._owner_active()
+        return super().on_touch_down(touch)
+
+    def _owner_active(self) -> None:
+        if self._owner_timer is not None:
+            self._owner_timer.cancel()
+        self._owner_timer = None
+        if self.owner_pin:
+            self._owner_timer = Clock.schedule_once(lambda _dt: self.lock_owner(LOCKED_WHEN_IDLE), self.owner_idle)
+
+    def lock_owner(self, why: str) -> None:
+        """Ends the owner's authority (the screen dimmed, or nobody touched it for a minute): what
+        was open of the owner's goes back to the PIN, saying why."""
+        if not self.owner_pin or self.get_root_window() is None:
+            return  # nothing open, or a screen no longer shown
+        self.owner_pin = ""
+        from kivy.uix.modalview import ModalView
+
+        for w in list(Window.children):  # a reason or meld picker the owner left open
+            if isinstance(w, ModalView):
+                w.dismiss(animation=False)
+        if self.manager.current == "owner" or getattr(self.manager.current_screen, "correcting", 0):
+            self.show("owner", locked=why)
+
+    def dim(self) -> None:
+        """Darkens the screen (idle); the owner's menu locks with it."""
+        self.dimmer.level = DIMMED
+        self.lock_owner(LOCKED_ON_DIM)
 
     def refresh_header(self) -> None:
         g = self.game
@@ -207,6 +251,7 @@ class KioskApp(App):
 
     title = "Clabber"
     root: Any  # the score sheet, or the waiting screen while the database cannot open
+    use_kivy_settings = False
 
     def __init__(self, table: Table | None, notice: str | None = None, dim_after: float = 300,
                  backup_dir: Path | None = None, backups_keep: int = 14, exit_at_first_frame: bool = False,
@@ -350,4 +395,11 @@ class KioskApp(App):
     def _dim(self, *_: Any) -> None:
         # Dim, never blank, while a game is open: the table still needs to see whose deal it is.
         if isinstance(self.root, KioskRoot):
-            self.root.dimmer.level = 0.6
+            self.root.dim()
+
+    def open_settings(self, *_: Any) -> bool:
+        """Kivy opens its settings panel on F1 (a USB keyboard at the bar): never on the kiosk."""
+        return False
+
+    def close_settings(self, *_: Any) -> bool:
+        return False

@@ -56,3 +56,7 @@ def configure(display: Display, kivy_home: Path | None = None) -> None:
         Config.remove_option("input", name)
     if not display.touch:
         Config.set("input", "mouse", "mouse,disable_multitouch")
+    # No developer modules (inspector, console, screen keys, recorder), whatever a config.ini in
+    # Kivy's home asks for: on the kiosk a key on a USB keyboard must not open them.
+    for name in list(Config.options("modules")):
+        Config.remove_option("modules", name)

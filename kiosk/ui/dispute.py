@@ -6,6 +6,7 @@ from typing import Any
 
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup
 
 from kiosk.replay import opening_lines, result_lines, trick_lines
 from kiosk.ui import theme
@@ -14,6 +15,7 @@ from kiosk.ui import theme
 def _mark_reneges(lines: list[str]) -> str:
     out = []
     for line in lines:
+        line = escape_markup(line)  # reasons are the table's words, shown as typed
         if "RENEGE" in line:
             line = f"[color={theme.hex_colour(theme.ERROR)}][b]{line.strip()}[/b][/color]"
         out.append(line)

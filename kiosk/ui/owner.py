@@ -6,9 +6,10 @@ from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.properties import ListProperty, StringProperty
+from kivy.properties import ListProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from kiosk.pin import MAX_DIGITS, MIN_DIGITS
 from kiosk.store import StoreError
 from kiosk.ui.app import action_id
 from kiosk.ui.quick import ReasonPicker
@@ -30,16 +31,19 @@ class OwnerScreen(Screen):
     rotation = StringProperty("0")
     dim_after = StringProperty("300")
     light = StringProperty("")
+    locked_for = NumericProperty(0)  # seconds PIN entry stays locked after wrong PINs
+    _ticking: Any = None
 
     def on_step(self, _w: Any, step: str) -> None:
         self.ids.steps.current = step
 
-    def enter(self, root: Any, **options: Any) -> None:
+    def enter(self, root: Any, locked: str | None = None, **options: Any) -> None:
         self.root_ = root
         self.pin = ""
-        self.notes = ""
+        self.notes = locked or ""
         self.message = root.notice
         self.step = "menu" if root.owner_pin else "pin"
+        self._show_lock()
         store = root.table.store
         self.rules = store.setting("rules_for_new_games") or "evansville"
         self.rotation = store.setting("rotation") or "0"
@@ -50,18 +54,40 @@ class OwnerScreen(Screen):
             self.pin = ""
         elif key == "⌫":
             self.pin = self.pin[:-1]
-        elif len(self.pin) < 8:
+        elif len(self.pin) < MAX_DIGITS:
             self.pin += key
 
     def unlock(self) -> None:
         _, problems = self.root_.act(self.root_.table.check_pin, self.pin)
         if problems:
-            self.notes = "\n".join(problems)
             self.pin = ""
+            lock = self._show_lock()
+            self.notes = f"{lock.failures} wrong PINs in a row." if lock.seconds_left else "\n".join(problems)
             return
         self.root_.owner_pin = self.pin
         self.notes = ""
+        if len(self.pin) < MIN_DIGITS:  # set before PINs needed six digits: still opens, but is weak
+            self.notes = f"This PIN has {len(self.pin)} digits: set one of {MIN_DIGITS} or more (clabber pin set)."
         self.step = "menu"
+
+    def _show_lock(self) -> Any:
+        """Shows how long PIN entry stays locked, counting down while it is."""
+        lock = self.root_.table.pin_lock()
+        self.locked_for = lock.seconds_left
+        if lock.seconds_left and self._ticking is None:
+            self._ticking = Clock.schedule_interval(self._tick, 0.5)
+        return lock
+
+    def _tick(self, _dt: float) -> bool:
+        if self.get_root_window() is None or self.manager is None or self.manager.current != "owner":
+            self._ticking = None
+            return False  # not shown: entering the screen again starts the countdown again
+        self.locked_for = self.root_.table.pin_lock().seconds_left
+        if self.locked_for:
+            return True
+        self._ticking = None
+        self.notes = ""
+        return False
 
     def close(self) -> None:
         self.root_.owner_pin = ""
@@ -100,6 +126,8 @@ class OwnerScreen(Screen):
                      purpose="abandon").open()  # fmt: skip
 
     def reason_chosen(self, purpose: str, team: str, reason: str) -> None:
+        if not self.root_.owner_pin:
+            return  # the menu locked while the picker was open
         state, problems = self.root_.act(
             self.root_.table.abandon, self.root_.game_id, reason, self.root_.owner_pin, action_id=action_id()
         )

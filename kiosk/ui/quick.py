@@ -8,6 +8,7 @@ from typing import Any
 from kivy.properties import DictProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup
 
 from engine.cards import SUIT_NAMES
 from engine.seats import SEAT_NAMES
@@ -317,7 +318,7 @@ def describe(hand: Any, s: Any) -> tuple[str, str]:
         return "Both teams reneged: nothing scored, the same dealer deals again.", " · ".join(lines)
     if s.renege is not None:
         by = team[s.renege.team]
-        return f"Renege by {by} ({s.renege.reason}): {by} scores 0.", " · ".join(lines)
+        return f"Renege by {by} ({escape_markup(s.renege.reason)}): {by} scores 0.", " · ".join(lines)
     trump = f"{theme.suit_markup(hand.trump)}" if hand.trump is not None else ""
     maker = SEAT_NAMES[hand.maker] if hand.maker is not None else ""
     verdict = f"set (XX): {team[s.makers]} score 0" if s.set else "made it"

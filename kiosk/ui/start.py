@@ -8,6 +8,7 @@ from kivy.properties import DictProperty, ListProperty, ObjectProperty, StringPr
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup
 
 from engine.cards import card_symbol
 from engine.rules import PRESETS
@@ -70,7 +71,8 @@ class StartScreen(Screen):
         open_game = root.table.open_game()
         if open_game is not None:
             t = open_game.sheet.totals
-            self.resume_text = f"Resume: {open_game.teams['NS']} {t[0]} – {t[1]} {open_game.teams['EW']}"
+            ns, ew = escape_markup(open_game.teams["NS"]), escape_markup(open_game.teams["EW"])  # a button's markup
+            self.resume_text = f"Resume: {ns} {t[0]} – {t[1]} {ew}"
         else:
             self.resume_text = ""
         self.rules = root.table.store.setting("rules_for_new_games") or "evansville"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ class Kiosk:
 
     def restart(self) -> None:
         """The kiosk restarted: a new controller and screen on the same file."""
+        self.root.owner_pin = ""  # its timers end with it, as they do with the process
         Window.remove_widget(self.root)
         self.store.close()
         self.store, report = open_store(self.db, self.db.parent / "backups")
@@ -48,6 +50,7 @@ class Kiosk:
         self.frames(3)
 
     def close(self) -> None:
+        self.root.owner_pin = ""
         for child in list(Window.children):
             Window.remove_widget(child)
         self.store.close()
@@ -89,6 +92,20 @@ class Kiosk:
         touch.touch_up()
         self.taps += 1
         self.frames(2)
+
+    def press_key(self, key: int, scancode: int = 0, text: str | None = None) -> None:
+        """A key on a USB keyboard, down and up, dispatched as SDL's window dispatches it."""
+        if not Window.dispatch("on_key_down", key, scancode, text, []):
+            Window.dispatch("on_keyboard", key, scancode, text, [])
+        Window.dispatch("on_key_up", key, scancode)
+        self.frames(2)
+
+    def wait(self, seconds: float) -> None:
+        """Lets the Kivy clock run for ``seconds`` of real time."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            EventLoop.idle()
+            time.sleep(0.01)
 
     def tap_text(self, text: str) -> None:
         """Taps the visible button whose text contains ``text``."""

@@ -60,12 +60,20 @@ def every_screen(kiosk, size, shoot):
     kiosk.tap("next_trick")
     shoot("11-replay")
     kiosk.tap("back")
-    kiosk.table.set_pin("2468")
+    kiosk.table.set_pin("246813")
     kiosk.tap("owner")
-    for d in "24":
+    for _ in range(3):
+        for d in "111111":
+            kiosk.tap_exact(d)
+        kiosk.tap("unlock")
+    shoot("12-owner-pin-locked")
+    kiosk.table.store.update_setting("pin_lock", lambda _old: None)  # as if the lock ran out
+    kiosk.tap("pin_cancel")
+    kiosk.tap("owner")
+    for d in "2468":
         kiosk.tap_exact(d)
     shoot("12-owner-pin")
-    for d in "68":
+    for d in "13":
         kiosk.tap_exact(d)
     kiosk.tap("unlock")
     shoot("13-owner-menu")

@@ -146,15 +146,15 @@ def test_undo_is_one_tap_and_takes_back_the_deal_move_too(kiosk):
 
 
 def test_an_owner_correction_needs_the_pin_and_a_reason(kiosk):
-    kiosk.table.set_pin("2468")
+    kiosk.table.set_pin("246813")
     start_game(kiosk)
     quick_hand(kiosk, "E", "H", "70", team="NS")
     kiosk.tap("owner")
-    for d in "1111":
+    for d in "111111":
         kiosk.tap_exact(d)
     kiosk.tap("unlock")
     assert kiosk.text("notes") == "wrong PIN" and kiosk.screen.step == "pin"
-    for d in "2468":
+    for d in "246813":
         kiosk.tap_exact(d)
     kiosk.tap("unlock")
     kiosk.tap("correct")
@@ -223,7 +223,7 @@ def test_a_damaged_database_notice_is_shown_at_start_and_in_the_owner_menu(tmp_p
     k = Kiosk(tmp_path / "clabber.db", notice="The database was damaged (test). It was moved to /x.")
     try:
         assert "database was damaged" in k.text("notes")
-        k.table.set_pin("2468")
+        k.table.set_pin("246813")
         start_game(k)
         k.tap("owner")
         assert "database was damaged" in k.text("message")

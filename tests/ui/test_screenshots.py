@@ -13,7 +13,7 @@ from tests.ui.conftest import SCREENSHOTS
 
 NAMES = ["01-start", "02-start-names", "03-start-first-dealer", "04-jack-draw", "05-sheet", "06-meld-picker",
          "07-quick-entry", "08-summary", "09-card-by-card", "10-renege-question", "11-replay", "12-owner-pin",
-         "13-owner-menu", "14-owner-settings", "15-game-over"]  # fmt: skip
+         "12-owner-pin-locked", "13-owner-menu", "14-owner-settings", "15-game-over"]  # fmt: skip
 
 
 @pytest.mark.parametrize("size", [(800, 480), (720, 1280)], ids=["800x480", "720x1280"])

@@ -1,0 +1,194 @@
+"""The owner's menu on the screen: the PIN lock-out, locking on dimming and when idle, developer
+keys, and names drawn as they were typed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from kivy.core.window import Window
+
+from kiosk.ui.app import LOCKED_ON_DIM, LOCKED_WHEN_IDLE, KioskApp
+from tests.helpers import ROOT
+from tests.store_helpers import QUICK_HANDS
+from tests.ui.flows import quick_hand, start_game
+
+PIN = "246813"
+
+
+def type_pin(kiosk, pin):
+    for d in pin:
+        kiosk.tap_exact(d)
+    kiosk.tap("unlock")
+
+
+def shown_seconds(kiosk):
+    """The seconds the PIN screen says it stays locked ("Locked for 30 s")."""
+    text = kiosk.text("pin_dots")
+    assert text.startswith("Locked for ") and text.endswith(" s"), text
+    return int(text.removeprefix("Locked for ").removesuffix(" s"))
+
+
+def to_the_menu(kiosk):
+    kiosk.table.set_pin(PIN)
+    start_game(kiosk)
+    kiosk.tap("owner")
+    type_pin(kiosk, PIN)
+    assert kiosk.screen.step == "menu" and kiosk.root.owner_pin == PIN
+
+
+def test_wrong_pins_lock_the_pin_screen_with_a_countdown_that_survives_a_restart(kiosk):
+    kiosk.table.set_pin(PIN)
+    start_game(kiosk)
+    kiosk.tap("owner")
+    for _ in range(2):
+        type_pin(kiosk, "111111")
+        assert kiosk.text("notes") == "wrong PIN" and kiosk.text("pin_dots") == "–"
+    type_pin(kiosk, "111111")
+    first = shown_seconds(kiosk)
+    assert first in (30, 29) and kiosk.text("notes") == "3 wrong PINs in a row."  # 29: a slow machine
+    assert kiosk.widget("unlock").disabled and kiosk.widget("pin_keypad").disabled
+    kiosk.wait(1.2)
+    assert 20 < shown_seconds(kiosk) < first  # counting down
+
+    kiosk.restart()
+    kiosk.tap("owner")
+    assert kiosk.text("pin_dots").startswith("Locked for 2") and kiosk.widget("unlock").disabled
+
+    later = datetime.now(UTC) + timedelta(seconds=31)
+    kiosk.table.clock = lambda: later.isoformat(timespec="milliseconds")  # the half minute has passed
+    kiosk.wait(0.7)
+    assert kiosk.text("pin_dots") == "–" and not kiosk.widget("unlock").disabled and kiosk.text("notes") == ""
+    type_pin(kiosk, "111111")  # the fourth wrong PIN in a row: a minute now
+    assert kiosk.text("pin_dots") == "Locked for 1 min" and kiosk.text("notes") == "4 wrong PINs in a row."
+
+
+def test_the_owner_menu_locks_when_the_screen_dims(kiosk):
+    to_the_menu(kiosk)
+    app = KioskApp(kiosk.table, dim_after=600)
+    app.root = kiosk.root
+    app._dim()  # the idle timer ran out
+    assert kiosk.root.dimmer.level > 0 and kiosk.root.owner_pin == ""
+    assert kiosk.screen.name == "owner" and kiosk.screen.step == "pin" and kiosk.text("notes") == LOCKED_ON_DIM
+    kiosk.tap("pin_cancel")  # the first touch only wakes the screen
+    kiosk.tap("pin_cancel")
+    kiosk.tap("owner")
+    assert kiosk.screen.step == "pin"
+
+
+def test_a_correction_left_open_locks_too(kiosk):
+    to_the_menu(kiosk)
+    kiosk.tap("close")
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    kiosk.tap("owner")
+    type_pin(kiosk, PIN)
+    kiosk.tap("correct")
+    kiosk.tap("hand_1")
+    kiosk.tap("done")  # the reason picker opens over the correction
+    assert kiosk.root.manager.current == "quick" and kiosk._popups()
+    kiosk.root.dim()
+    assert kiosk.root.manager.current == "owner" and kiosk.screen.step == "pin" and not kiosk._popups()
+    assert kiosk.table.open_game().hands[0].corrections == []
+
+
+def test_the_owner_menu_locks_after_a_minute_without_a_touch_and_not_while_touched(kiosk):
+    kiosk.root.owner_idle = 0.6  # a minute, shortened
+    to_the_menu(kiosk)
+    for _ in range(4):  # 1.6 s of use, a touch every 0.4 s
+        kiosk.wait(0.4)
+        kiosk.tap("settings") if kiosk.screen.step == "menu" else kiosk.tap_exact("◀ Menu")
+    assert kiosk.root.owner_pin == PIN and kiosk.screen.step == "menu"
+    kiosk.wait(1.0)
+    assert kiosk.root.owner_pin == "" and kiosk.screen.step == "pin" and kiosk.text("notes") == LOCKED_WHEN_IDLE
+
+
+def test_leaving_the_owners_screens_asks_for_the_pin_next_time(kiosk):
+    to_the_menu(kiosk)
+    kiosk.tap("close")
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    kiosk.tap("owner")
+    assert kiosk.screen.step == "pin"
+    type_pin(kiosk, PIN)
+    kiosk.tap("correct")
+    kiosk.tap("hand_1")
+    kiosk.tap("done")
+    kiosk.tap_exact("points entered wrong")
+    assert kiosk.root.manager.current == "sheet" and kiosk.root.owner_pin == ""
+    kiosk.tap("owner")
+    assert kiosk.screen.step == "pin"
+
+
+def test_f1_and_the_other_function_keys_do_nothing(kiosk):
+    start_game(kiosk)
+    app = KioskApp(kiosk.table)
+    app.root = kiosk.root
+    app._app_window = Window
+    app._install_settings_keys(Window)  # what App.run does with the window
+    try:
+        for key in range(282, 294):  # F1 .. F12
+            kiosk.press_key(key)
+        kiosk.press_key(319)  # the menu key
+        kiosk.press_key(27)  # Escape
+        from kivy.uix.settings import Settings
+
+        assert not [w for w in Window.children if isinstance(w, Settings)]
+        assert list(Window.children) == [kiosk.root] and kiosk.root.manager.current == "sheet"
+    finally:
+        Window.unbind(on_keyboard=app._on_keyboard_settings)
+
+
+def test_no_kivy_developer_module_starts_whatever_its_config_file_says(tmp_path):
+    home = tmp_path / "kivy"
+    home.mkdir()
+    (home / "config.ini").write_text("[modules]\ninspector =\nkeybinding =\nconsole =\nmonitor =\nrecorder =\n")
+    code = ("from pathlib import Path; from kiosk.ui.boot import Display, configure; "
+            f"configure(Display(headless=True), kivy_home=Path({str(home)!r})); "
+            "from kivy.config import Config; print(sorted(Config.options('modules')))")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip().splitlines()[-1] == "[]", r.stdout + r.stderr[-2000:]
+
+
+def words(label):
+    """The words a label drew, each with the options (size, colour) it drew them in."""
+    label.texture_update()
+    return [(w.text, w.options) for line in label._label._cached_lines for w in line.words if w.text]
+
+
+@pytest.mark.parametrize("name", ["[size=90][color=ff0000]WINNERS", "[b]Bold[/b] & [i]co"])
+def test_markup_in_a_name_is_drawn_as_typed_on_the_resume_button(kiosk, name):
+    kiosk.table.new_game([name, "Mackeys"], first_dealer="N")  # as an import or the CLI could
+    kiosk.restart()
+    kiosk.root.show("start")
+    button = kiosk.widget("resume")
+    drawn = words(button)
+    assert "".join(t for t, _ in drawn).replace(" ", "") == f"Resume: {name} 0 – 0 Mackeys".replace(" ", "")
+    assert {o["font_size"] for _, o in drawn} == {button.font_size}
+    assert {tuple(o["color"]) for _, o in drawn} == {tuple(button.color)}
+
+
+def test_markup_in_a_renege_reason_is_drawn_as_typed_on_the_summary(kiosk):
+    start_game(kiosk)
+    g = kiosk.table.open_game()
+    hand = {**QUICK_HANDS[3], "dealer": "N", "renege": {"by": "EW", "reason": "[size=60]table talk[/size]"}}
+    kiosk.table.enter_hand(g.id, hand)
+    kiosk.root.show("summary")
+    drawn = words(kiosk.widget("headline"))
+    assert "([size=60]tabletalk[/size])" in "".join(t for t, _ in drawn).replace(" ", "")
+    assert {o["font_size"] for _, o in drawn} == {kiosk.widget("headline").font_size}
+
+
+def test_a_short_pin_from_an_older_kiosk_opens_the_menu_and_asks_for_a_longer_one(kiosk):
+    import hashlib
+
+    from kiosk.table import PIN_KEY
+
+    salt = bytes(16)
+    digest = hashlib.pbkdf2_hmac("sha256", b"2468", salt, 200_000).hex()
+    kiosk.table.store.set_setting(PIN_KEY, f"pbkdf2_sha256$200000${salt.hex()}${digest}")
+    start_game(kiosk)
+    kiosk.tap("owner")
+    type_pin(kiosk, "2468")
+    assert kiosk.screen.step == "menu" and "This PIN has 4 digits: set one of 6 or more" in kiosk.text("notes")
+    assert kiosk.table.store.setting(PIN_KEY).startswith("scrypt$")
