@@ -366,12 +366,12 @@ def test_a_deleted_file_with_backups_is_restored_and_the_notice_survives_restart
         assert report.notice is None and any("missing" in n for n in table.notices())
         table.store.close()
     table, _ = open_table(db, tmp_path / "backups")
-    table.set_pin("2468")
+    table.set_pin("582917")
     from kiosk.game_state import ActionRefused
 
     with pytest.raises(ActionRefused):
         table.acknowledge("1111")
-    assert table.acknowledge("2468") == 1 and table.notices() == []
+    assert table.acknowledge("582917") == 1 and table.notices() == []
     table.store.close()
 
 
@@ -487,8 +487,8 @@ def test_the_owner_sets_an_unfoldable_game_aside(tmp_path):
     no_traceback(r)
     table, _ = open_table(db, tmp_path / "backups")
     assert table.open_game() is None and [e.game for e in table.attention()] == [game]
-    table.set_pin("2468")
-    assert table.acknowledge("2468") == 1
+    table.set_pin("582917")
+    assert table.acknowledge("582917") == 1
     table.store.close()
     table, _ = open_table(db, tmp_path / "backups")
     assert table.notices() == [] and table.open_game() is None

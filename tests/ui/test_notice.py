@@ -12,7 +12,7 @@ def restored_with_a_notice(db):
     from kiosk.table import open_table
 
     table, _ = open_table(db, db.parent / "backups")
-    table.set_pin("2468")
+    table.set_pin("582917")
     g = table.new_game(["Ruminers", "Mackeys"], first_dealer="N")
     table.add_hand(g.id, QUICK_HANDS[0])
     table.store.backup(db.parent / "backups", keep=3)
@@ -43,10 +43,10 @@ def test_a_restore_notice_shows_over_every_screen_until_the_owner_acknowledges_i
         k.tap_exact("Owner menu")
         k.frames(20)  # the notice closes
         assert k.root.manager.current == "owner"
-        for digit in "2468":
+        for digit in "582917":
             k.tap_exact(digit)
         k.tap("unlock")
-        assert k.root.owner_pin == "2468"
+        assert k.root.owner_pin == "582917"
         k.tap(k.root.banner.open_button)
         k.tap(k.widget("notice_ack"))
         assert k.root.banner.height == 0 and k.table.notices() == []
