@@ -40,7 +40,7 @@ from engine.seats import (
     seat_name,
     team_name,
 )
-from engine.text import text_problem
+from engine.text import MAX_NAME, MAX_REASON, plain_text
 
 HAND_FORMAT = "clabber-hand/1"
 GAME_FORMAT = "clabber-game/1"
@@ -63,7 +63,6 @@ HAND_FIELDS = (
     "misdeal",
 )
 GAME_FIELDS = ("format", "rules", "teams", "players", "first_dealer", "hands", "corrections")
-MAX_TEXT = 200  # longest team name, player name or reason kept
 MAX_DIGITS = 18  # longest number read as a number
 MAX_MELDS = 6  # more melds than a seat has cards cannot be
 
@@ -172,15 +171,18 @@ def _by_seat(value: Any, where: str, p: _Problems) -> dict[Seat, Any]:
     return out
 
 
-def _text(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidRecordError("must be a non-empty text")
-    if len(value) > MAX_TEXT:
-        raise InvalidRecordError(f"is longer than {MAX_TEXT} characters")
-    why = text_problem(value)
-    if why is not None:
-        raise InvalidRecordError(why)
-    return value.strip()
+def _name(value: Any) -> str:
+    try:
+        return plain_text(value, MAX_NAME)
+    except ValueError as e:
+        raise InvalidRecordError(str(e)) from None
+
+
+def _reason(value: Any) -> str:
+    try:
+        return plain_text(value, MAX_REASON)
+    except ValueError as e:
+        raise InvalidRecordError(str(e)) from None
 
 
 def _points(value: Any) -> tuple[int, int]:
@@ -207,7 +209,7 @@ def _renege(value: Any) -> CallRenege:
         raise InvalidRecordError(f"unknown field {sorted(unknown)[0]!r} (known: by, reason, seat)")
     p = _Problems()
     team = p.read(parse_team, value.get("by"), "by")
-    reason = p.read(_text, value.get("reason"), "reason")
+    reason = p.read(_reason, value.get("reason"), "reason")
     seat = p.read(parse_seat, value["seat"], "seat") if value.get("seat") is not None else None
     if team is not None and seat is not None and seat % 2 != team:
         p.add("seat", f"{seat_name(seat)} does not play for {team_name(team)}")
@@ -291,7 +293,7 @@ def _read_fields(obj: dict[str, Any], p: _Problems, complete: bool) -> tuple[Sea
             events.append(("points", TrickPoints(pts)))
     md = obj.get("misdeal")
     if md is not None and md is not False:
-        reason = "misdeal" if md is True else p.read(_text, md, "misdeal")
+        reason = "misdeal" if md is True else p.read(_reason, md, "misdeal")
         if reason is not None:
             events.append(("misdeal", Misdeal(reason)))
     return dealer, events
@@ -375,13 +377,13 @@ def read_game(obj: Any) -> GameRecord:
         else:
             for k, v in obj["teams"].items():
                 t = p.read(parse_team, k, f"teams.{k}")
-                name = p.read(_text, v, f"teams.{k}")
+                name = p.read(_name, v, f"teams.{k}")
                 if t is not None and name is not None:
                     teams[team_name(t)] = name
     players: dict[str, str] = {}
     if obj.get("players") is not None:
         for s, v in _by_seat(obj["players"], "players", p).items():
-            name = p.read(_text, v, f"players.{seat_name(s)}")
+            name = p.read(_name, v, f"players.{seat_name(s)}")
             if name is not None:
                 players[seat_name(s)] = name
     first = p.read(parse_seat, obj["first_dealer"], "first_dealer") if obj.get("first_dealer") is not None else None

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import unicodedata
 
+MAX_NAME = 40  # longest team or player name: it has to fit the sheet's header
+MAX_REASON = 200  # longest reason for a renege, a correction, an abandoned game
+
 # Bidirectional controls: the explicit embeddings, overrides and isolates, and the marks.
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # Format characters a name may carry: the joiners inside emoji and some scripts' words.
@@ -44,6 +47,23 @@ def text_problem(text: str) -> str | None:
         if kind is not None:
             return f"has {kind} (U+{ord(ch):04X}) at character {i + 1}: names and reasons are plain text"
     return None
+
+
+def plain_text(value: object, most: int) -> str:
+    """``value`` as a name or reason, stripped; ValueError saying why it cannot be one.
+
+    >>> plain_text("  Ruminers ", MAX_NAME)
+    'Ruminers'
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty text")
+    text = value.strip()
+    if len(text) > most:
+        raise ValueError(f"is longer than {most} characters")
+    why = text_problem(text)
+    if why is not None:
+        raise ValueError(why)
+    return text
 
 
 def terminal_safe(text: str, keep: str = "") -> str:

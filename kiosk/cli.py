@@ -338,7 +338,7 @@ def db_check(session: Session, file: str | None) -> None:
     import tempfile
     from pathlib import Path
 
-    from kiosk.game_state import GameState, Unfoldable
+    from kiosk.projection import Projection
     from kiosk.store import Store, check_file, snapshot
 
     path = Path(file) if file else session.config().db
@@ -349,15 +349,7 @@ def db_check(session: Session, file: str | None) -> None:
         click.echo(f"{path}: note: {wal.name} beside it holds {wal.stat().st_size // 1024} KiB of saves not yet in "
                    f"the file itself (normal while the kiosk runs); they are checked here, but a copy of "
                    f"{path.name} alone would not have them: copy both, or stop the kiosk first", err=True)  # fmt: skip
-    stuck: list[Unfoldable] = []
-
-    def derive(log: list[Any]) -> Any:
-        try:
-            return GameState.from_events(log).rows()
-        except Unfoldable as e:
-            stuck.append(e)
-            return None
-
+    derive = Projection()
     with tempfile.TemporaryDirectory(prefix="clabber-check-") as tmp:
         copy = Path(tmp) / "snapshot.db"
         snapshot(path, copy)
@@ -369,6 +361,7 @@ def db_check(session: Session, file: str | None) -> None:
             matches = store.derived_matches(derive)
         finally:
             store.close()
+    stuck = derive.stuck
     for e in stuck:
         click.echo(f"{path}: game {e.game} needs the owner's attention: event {e.seq} ({e.kind}): {e.why}")
     if not matches:
@@ -405,23 +398,13 @@ def db_notices(session: Session, acknowledge: bool) -> None:
 @_refusals
 def db_rebuild(session: Session) -> None:
     """Rewrite the derived tables (games, hands, drafts) from the event log."""
-    from kiosk.game_state import GameState
+    from kiosk.projection import Projection
 
     table = session.table()
-    from kiosk.game_state import Unfoldable
-
-    stuck: list[Unfoldable] = []
-
-    def derive(log: list[Any]) -> Any:
-        try:
-            return GameState.from_events(log).rows()
-        except Unfoldable as e:
-            stuck.append(e)
-            return None
-
+    derive = Projection()
     n = table.store.rebuild(derive)
     click.echo(f"rebuilt {n} games from the log")
-    for e in stuck:
+    for e in derive.stuck:
         click.echo(f"left as it was: {e}", err=True)
 
 

@@ -18,10 +18,9 @@ from engine.deal import JackDraw
 from engine.errors import EntryError, IllegalEntryError
 from engine.game import Sheet, add_hand, sheet
 from engine.hand import Hand
-from engine.output import renege_to_json
-from engine.record import hand_to_json, read_hand
+from engine.record import GameRecord, game_to_json, hand_to_json, read_hand
 from engine.rules import Rules, parse_rules
-from engine.seats import SEAT_NAMES, TEAM_NAMES, Seat, left_of, parse_seat, parse_team, seat_name
+from engine.seats import TEAM_NAMES, Seat, left_of, parse_seat, seat_name
 from kiosk import events as ev
 from kiosk.events import GameEvent
 
@@ -108,8 +107,8 @@ class GameState:
         self.ended: str | None = None  # FINISHED or ABANDONED, by the table
         self.end_reason: str | None = None
         self.sheet: Sheet = sheet([], self.rules, self.first_dealer)
-        self._players_json = json.dumps(self.players)
-        self._rules_json = json.dumps(asdict(self.rules))
+        self.players_json = json.dumps(self.players)  # as the store keeps them, made once a game
+        self.rules_json = json.dumps(asdict(self.rules))
         self._rows: dict[str, Any] | None = None
 
     @property
@@ -270,50 +269,17 @@ class GameState:
         return self.sheet.outcome.to_json()
 
     def record(self) -> dict[str, Any]:
-        """The game as a ``clabber-game/1`` record (hands on the sheet only)."""
-        out: dict[str, Any] = {"format": "clabber-game/1", "rules": self.rules.to_json(), "teams": self.teams}
-        if self.players:
-            out["players"] = {s: self.players[s] for s in SEAT_NAMES if s in self.players}
-        if not self.hands:
-            out["first_dealer"] = seat_name(self.first_dealer)
-        out["hands"] = [h.record for h in self.hands]
-        return out
+        """The game as a ``clabber-game/1`` record (hands on the sheet only), by the engine's writer."""
+        hands = tuple(h.hand for h in self.hands)
+        return game_to_json(GameRecord(self.rules, hands, self.teams, self.players, self.first_dealer))
 
     def rows(self) -> dict[str, Any]:
         """The derived rows of this game for the store: the game, its hands, its draft."""
         if self._rows is None:
-            self._rows = self._make_rows()
-        return self._rows
+            from kiosk.projection import rows_of  # the projection builds on this module
 
-    def _make_rows(self) -> dict[str, Any]:
-        totals = self.sheet.totals
-        game = {
-            "id": self.id, "token": self.token, "started_at": self.started_at, "updated_at": self.updated_at,
-            "status": self.status, "team_ns": self.teams["NS"], "team_ew": self.teams["EW"],
-            "players": self._players_json, "rules": self._rules_json,
-            "first_dealer": seat_name(self.first_dealer), "dealer": seat_name(self.dealer),
-            "rules_dealer": seat_name(self.rules_dealer), "hands": len(self.hands),
-            "total_ns": totals[0], "total_ew": totals[1], "winner": self.winner, "last_seq": self.last_seq,
-        }  # fmt: skip
-        hands = []
-        for h, row in zip(self.hands, self.sheet.rows, strict=True):
-            s = row.score
-            hands.append({
-                "game": self.id, "number": row.number, "dealer": seat_name(row.dealer),
-                "makers": None if s.makers is None else TEAM_NAMES[s.makers],
-                "score_ns": s.score[0], "score_ew": s.score[1], "mark_ns": s.marks[0], "mark_ew": s.marks[1],
-                "total_ns": row.totals[0], "total_ew": row.totals[1], "set": s.set, "passed_out": s.passed_out,
-                "renege": json.dumps(renege_to_json(s)) if s.renege else None,
-                "corrected": len(h.corrections), "record": h.record_json,
-                "entered_at": h.entered.at, "confirmed_at": h.confirmed.at if h.confirmed else None,
-            })  # fmt: skip
-        draft = None
-        if self.pending is not None or self.draft is not None:
-            entered = self.pending is not None
-            record = self.pending.record if self.pending is not None else self.draft
-            draft = {"game": self.id, "record": json.dumps(record), "entered": entered,
-                     "by": self.pending.by if self.pending else None, "updated_at": self.updated_at}  # fmt: skip
-        return {"game": game, "hands": hands, "draft": draft}
+            self._rows = rows_of(self)
+        return self._rows
 
 
 def entering_team(hand: Hand) -> str | None:
@@ -323,55 +289,6 @@ def entering_team(hand: Hand) -> str | None:
     if reneges:
         return TEAM_NAMES[1 - reneges[0].team]
     return None if hand.makers is None else TEAM_NAMES[hand.makers]
-
-
-def parse_teams(names: Any) -> dict[str, str]:
-    """Two team names, NS first; ActionRefused if missing or blank."""
-    if isinstance(names, dict):
-        names = [names.get("NS"), names.get("EW")]
-    if not isinstance(names, (list, tuple)) or len(names) != 2:
-        raise ActionRefused("give two team names, NS first")
-    out = {}
-    for team, name in zip(TEAM_NAMES, names, strict=True):
-        if not isinstance(name, str) or not name.strip():
-            raise ActionRefused(f"team {team} needs a name")
-        if len(name.strip()) > 40:
-            raise ActionRefused(f"team {team}'s name is longer than 40 characters")
-        out[team] = name.strip()
-    return out
-
-
-def parse_players(names: Any) -> dict[str, str]:
-    """Optional player names by seat; blanks are left out."""
-    if names is None:
-        return {}
-    if isinstance(names, (list, tuple)):
-        if len(names) != 4:
-            raise ActionRefused("give four player names, N E S W, or none")
-        names = dict(zip(SEAT_NAMES, names, strict=True))
-    if not isinstance(names, dict):
-        raise ActionRefused("player names go by seat: N E S W")
-    out = {}
-    for seat, name in names.items():
-        try:
-            s = seat_name(parse_seat(seat))
-        except EntryError:
-            raise ActionRefused(f"{seat!r} is not a seat (N, E, S or W)") from None
-        if name is not None and not isinstance(name, str):
-            raise ActionRefused(f"{s}'s name must be text")
-        if name and name.strip():
-            if len(name.strip()) > 40:
-                raise ActionRefused(f"{s}'s name is longer than 40 characters")
-            out[s] = name.strip()
-    return out
-
-
-def parse_team_name(team: Any) -> str:
-    """A team as NS or EW; ActionRefused otherwise."""
-    try:
-        return TEAM_NAMES[parse_team(team)]
-    except EntryError:
-        raise ActionRefused(f"{team!r} is not a team (NS or EW)") from None
 
 
 _HANDLERS = {

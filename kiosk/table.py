@@ -26,20 +26,12 @@ from engine.hand import Hand
 from engine.record import read_game
 from engine.rules import Rules, parse_rules
 from engine.seats import parse_seat, seat_name
-from engine.text import text_problem
 from kiosk import events as ev
 from kiosk.events import GameEvent
-from kiosk.game_state import (
-    FOLD_ERRORS,
-    ActionRefused,
-    GameState,
-    Unfoldable,
-    parse_players,
-    parse_team_name,
-    parse_teams,
-)
+from kiosk.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
+from kiosk.table_input import parse_players, parse_reason, parse_team_name, parse_teams
 
 PIN_KEY = "owner_pin"
 PIN_LOCK_KEY = "pin_lock"  # wrong PINs in a row and until when entry is locked, as JSON
@@ -54,13 +46,6 @@ class PinLock:
 
     failures: int = 0
     seconds_left: int = 0
-
-
-def _plain(where: str, text: str | None) -> None:
-    """ActionRefused when a name or reason carries control or bidi characters."""
-    why = None if text is None else text_problem(text)
-    if why is not None:
-        raise ActionRefused(f"{where} {why}")
 
 
 class Table:
@@ -234,10 +219,6 @@ class Table:
                 payload["first_dealer"] = seat_name(parse_seat(first_dealer))
             except EntryError:
                 raise ActionRefused(f"{first_dealer!r} is not a seat (N, E, S or W)") from None
-        for team, name in payload["teams"].items():
-            _plain(f"team {team}'s name", name)
-        for seat, name in payload["players"].items():
-            _plain(f"{seat}'s name", name)
         return GameEvent(game_id, 1, self.clock(), ev.GAME_STARTED, payload, action_id, self.source)
 
     # ---- acting --------------------------------------------------------------------------------------
@@ -354,29 +335,26 @@ class Table:
                 action_id: str | None = None) -> GameState:  # fmt: skip
         """Replaces an earlier hand with the owner's PIN and a reason; the original stays in the log."""
         self.check_pin(pin)
-        if not isinstance(reason, str) or not reason.strip():
-            raise ActionRefused("a correction needs a reason")
-        _plain("the reason", reason)
+        reason = parse_reason(reason, "a correction needs a reason")
         state = self.game(game_id)
         if isinstance(record, dict) and "dealer" not in record and 1 <= number <= len(state.hands):
             record = {**record, "dealer": state.hands[number - 1].record["dealer"]}
         payload = {"hand": number, "record": record}
         return self._act(game_id, ev.HAND_CORRECTED, payload, action_id=action_id, authorised_by="owner",
-                         reason=reason.strip())  # fmt: skip
+                         reason=reason)  # fmt: skip
 
     def finish(self, game_id: int, reason: str | None = None, action_id: str | None = None) -> GameState:
         """Ends the game as it stands."""
-        _plain("the reason", reason)
+        if reason is not None:
+            reason = parse_reason(reason, "say why the game is finished")
         return self._act(game_id, ev.GAME_FINISHED, action_id=action_id, reason=reason)
 
     def abandon(self, game_id: int, reason: str, pin: str, action_id: str | None = None) -> GameState:
         """Abandons a game (owner's PIN); it stays in the log and the list, marked abandoned."""
         self.check_pin(pin)
-        if not isinstance(reason, str) or not reason.strip():
-            raise ActionRefused("say why the game is abandoned")
-        _plain("the reason", reason)
+        reason = parse_reason(reason, "say why the game is abandoned")
         return self._act(game_id, ev.GAME_ABANDONED, action_id=action_id, authorised_by="owner",
-                         reason=reason.strip())  # fmt: skip
+                         reason=reason)  # fmt: skip
 
     # ---- the owner's PIN -----------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from kiosk.game_state import GameState
+from kiosk.projection import project
 from kiosk.store import Store
 from tests.helpers import ROOT
 
@@ -53,5 +53,5 @@ def test_sigkill_at_random_moments_never_loses_a_saved_hand(tmp_path):
             conn.close()
     assert reports > KILLS  # the writer really was saving when it was killed
     store = Store(db)
-    assert store.derived_matches(lambda log: GameState.from_events(log).rows())
+    assert store.derived_matches(project)
     store.close()

@@ -22,7 +22,7 @@ from typing import TextIO
 
 import pytest
 
-from kiosk.game_state import GameState
+from kiosk.projection import project
 from kiosk.store import Store
 from tests import crash_writer
 from tests.lossyfs import Disk, fuse_usable
@@ -195,7 +195,7 @@ def test_a_power_cut_never_loses_an_acknowledged_hand(tmp_path):
     finally:
         disk.close()
     store = Store(tmp_path / "copy.db")
-    assert store.derived_matches(lambda log: GameState.from_events(log).rows())
+    assert store.derived_matches(project)
     store.close()
 
 

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from kiosk.game_state import GameState
+from kiosk.projection import project
 from kiosk.store import SCHEMA_VERSION, Store, StoreError, backups, check_file, open_store, restore
 from kiosk.table import Table
 from tests.store_helpers import QUICK_HANDS, event_count, open_table
@@ -131,7 +131,7 @@ def test_a_full_disk_refuses_the_save_and_keeps_the_log_consistent(table):
                 table.add_hand(g.id, h)
     assert table.store.integrity() == ["ok"]
     assert table.game(before.id).sheet == before.sheet
-    assert table.store.derived_matches(lambda log: GameState.from_events(log).rows())
+    assert table.store.derived_matches(project)
 
 
 def test_backups_rotate_and_restore_checks_the_file(table, tmp_path):
@@ -159,6 +159,6 @@ def test_rebuild_gives_the_same_derived_tables(table):
     table.undo(g.id)
     before = table.store.derived_snapshot()
     table.store.conn.execute("DELETE FROM hands")
-    assert not table.store.derived_matches(lambda log: GameState.from_events(log).rows())
-    table.store.rebuild(lambda log: GameState.from_events(log).rows())
+    assert not table.store.derived_matches(project)
+    table.store.rebuild(project)
     assert table.store.derived_snapshot() == before

@@ -8,7 +8,8 @@ import pytest
 
 from engine.deal import draw_for_dealer
 from engine.seats import E, N, S, W
-from kiosk.game_state import ActionRefused, GameState
+from kiosk.game_state import ActionRefused
+from kiosk.projection import project
 from tests.store_helpers import QUICK_HANDS, event_count, open_table, reopen
 
 
@@ -206,7 +207,7 @@ def test_derived_tables_match_a_rebuild_from_the_log(table):
     table.undo(g.id)
     table.undo(g.id)
     table.save_draft(g.id, {"trump": "S"})
-    assert table.store.derived_matches(lambda log: GameState.from_events(log).rows())
+    assert table.store.derived_matches(project)
     rows = table.store.sheet_rows(g.id)
     assert [(r["score_ns"], r["score_ew"], r["mark_ns"]) for r in rows] == [(70, 92, ""), (0, 81, "XX")]
 

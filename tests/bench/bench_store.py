@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kiosk.game_state import GameState
+from kiosk.projection import project
 from kiosk.store import Store, open_store
 from kiosk.table import Table
 
@@ -147,7 +147,7 @@ def main() -> None:
     times = []
     for _ in range(3):
         start = time.perf_counter()
-        n = store.rebuild(lambda log: GameState.from_events(log).rows())
+        n = store.rebuild(project)
         times.append(time.perf_counter() - start)
     per_game = statistics.median(times) / n * 1000
     print(f"full rebuild of the derived tables, {n} games {statistics.median(times):7.2f} s"

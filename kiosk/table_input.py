@@ -1,0 +1,70 @@
+"""What a table types in, checked before anything is stored: team names, player names, a team,
+a reason. Refusals are ActionRefused in the table's words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.errors import EntryError
+from engine.seats import SEAT_NAMES, TEAM_NAMES, parse_seat, parse_team, seat_name
+from engine.text import MAX_NAME, MAX_REASON, plain_text
+from kiosk.game_state import ActionRefused
+
+
+def parse_teams(names: Any) -> dict[str, str]:
+    """Two team names, NS first; ActionRefused if missing, blank, too long or not plain text."""
+    if isinstance(names, dict):
+        names = [names.get("NS"), names.get("EW")]
+    if not isinstance(names, (list, tuple)) or len(names) != 2:
+        raise ActionRefused("give two team names, NS first")
+    out = {}
+    for team, name in zip(TEAM_NAMES, names, strict=True):
+        if not isinstance(name, str) or not name.strip():
+            raise ActionRefused(f"team {team} needs a name")
+        out[team] = _plain(f"team {team}'s name", name, MAX_NAME)
+    return out
+
+
+def parse_players(names: Any) -> dict[str, str]:
+    """Optional player names by seat; blanks are left out."""
+    if names is None:
+        return {}
+    if isinstance(names, (list, tuple)):
+        if len(names) != 4:
+            raise ActionRefused("give four player names, N E S W, or none")
+        names = dict(zip(SEAT_NAMES, names, strict=True))
+    if not isinstance(names, dict):
+        raise ActionRefused("player names go by seat: N E S W")
+    out = {}
+    for seat, name in names.items():
+        try:
+            s = seat_name(parse_seat(seat))
+        except EntryError:
+            raise ActionRefused(f"{seat!r} is not a seat (N, E, S or W)") from None
+        if name is not None and not isinstance(name, str):
+            raise ActionRefused(f"{s}'s name must be text")
+        if name and name.strip():
+            out[s] = _plain(f"{s}'s name", name, MAX_NAME)
+    return out
+
+
+def parse_team_name(team: Any) -> str:
+    """A team as NS or EW; ActionRefused otherwise."""
+    try:
+        return TEAM_NAMES[parse_team(team)]
+    except EntryError:
+        raise ActionRefused(f"{team!r} is not a team (NS or EW)") from None
+
+
+def parse_reason(reason: Any, missing: str) -> str:
+    """A reason the table gave, stripped; ``missing`` says what to do when there is none."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise ActionRefused(missing)
+    return _plain("the reason", reason, MAX_REASON)
+
+
+def _plain(what: str, text: str, most: int) -> str:
+    try:
+        return plain_text(text, most)
+    except ValueError as e:
+        raise ActionRefused(f"{what} {e}") from None
