@@ -9,6 +9,7 @@ in WAL mode with ``synchronous=FULL``, so a hand the screen calls saved survives
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import logging
 import os
@@ -19,11 +20,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
 from kiosk.events import GameEvent
+
+T = TypeVar("T")
 
 SCHEMA_VERSION = 1
 FULL_CHECK_AT_START = 64 * 1024 * 1024  # bytes: about 15,000 games
@@ -219,6 +222,20 @@ def _upsert_sql(table: str, row: dict[str, Any], key: tuple[str, ...]) -> str:
             f" ON CONFLICT ({keys}) DO UPDATE SET {updates}")  # fmt: skip
 
 
+def _reads(method: Callable[..., T]) -> Callable[..., T]:
+    """A read whose SQLite failure comes out as StoreError (is_damage() still sees the cause), so
+    readers such as the result pages need to know nothing of SQLite."""
+
+    @functools.wraps(method)
+    def read(self: Store, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: cannot read the database: {e}") from e
+
+    return read
+
+
 class Store:
     """The SQLite file: append events, read them back, keep and rebuild the derived tables."""
 
@@ -350,6 +367,7 @@ class Store:
             if rows["draft"]:
                 self.conn.execute(_upsert_sql("drafts", rows["draft"], ("game",)), list(rows["draft"].values()))
 
+    @_reads
     def events(self, game: int) -> list[GameEvent]:
         """A game's events in order."""
         cur = self.conn.execute(
@@ -376,6 +394,7 @@ class Store:
 
     # ---- derived tables --------------------------------------------------------------------------
 
+    @_reads
     def games(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
         """The most recently started games first."""
         where, args = ("WHERE status = ?", [status]) if status else ("", [])
@@ -386,11 +405,13 @@ class Store:
         row = self.conn.execute("SELECT MAX(seq) FROM events WHERE game = ?", (game,)).fetchone()
         return row[0] or 0
 
+    @_reads
     def game_version(self, token: str) -> tuple[int, int] | None:
         """A game found by its public token, as (id, newest event's seq): cheap enough for every page."""
         row = self.conn.execute("SELECT id, last_seq FROM games WHERE token = ?", (token,)).fetchone()
         return None if row is None else (row[0], row[1])
 
+    @_reads
     def sheet_rows(self, game: int) -> list[dict[str, Any]]:
         """A game's hands as the sheet shows them."""
         return list(self.db.query("SELECT * FROM hands WHERE game = ? ORDER BY number", [game]))

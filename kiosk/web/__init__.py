@@ -15,7 +15,6 @@ import contextlib
 import json
 import logging
 import re
-import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager
@@ -96,7 +95,7 @@ def create_app(site: Site) -> Hardened:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
         threads["render"] = anyio.CapacityLimiter(RENDER_THREADS)
-        with contextlib.suppress(StoreError, sqlite3.Error):  # not set up yet, damaged: the first page says so
+        with contextlib.suppress(StoreError):  # not set up yet, damaged: the first page says so
             reader.store()
         yield
         reader.drop()
@@ -144,7 +143,7 @@ def create_app(site: Site) -> Hardened:
         """Answers with the database's trouble in words rather than as a missing page."""
         try:
             return await answer(request)
-        except (sqlite3.Error, StoreError) as e:
+        except StoreError as e:
             reader.drop()
             if is_damage(e):
                 log.error("the database cannot be read: %s", e)
