@@ -21,6 +21,17 @@ pytestmark = pytest.mark.slow  # 200 kills of a real writer
 KILLS = int(os.environ.get("CLABBER_CRASH_KILLS", "200"))
 
 
+def _until_ready(writer: subprocess.Popen[str]) -> list[str]:
+    """The writer's lines up to and including ``ready`` (fewer if it ended first)."""
+    assert writer.stdout is not None
+    lines = []
+    for line in iter(writer.stdout.readline, ""):
+        lines.append(line)
+        if line.strip() == "ready":
+            break
+    return lines
+
+
 def test_sigkill_at_random_moments_never_loses_a_saved_hand(tmp_path):
     db = tmp_path / "clabber.db"
     rng = random.Random(2026)
@@ -31,9 +42,15 @@ def test_sigkill_at_random_moments_never_loses_a_saved_hand(tmp_path):
             [sys.executable, "-m", "tests.crash_writer", str(db), str(i)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        time.sleep(rng.uniform(0.1, 0.5))  # sometimes still starting, mostly mid-save
+        early = []
+        if i % 8 == 0:  # now and then while it is still starting up
+            time.sleep(rng.uniform(0.0, 0.3))
+        else:  # mostly mid-save: a moment after it said it is ready, however long starting took
+            early = _until_ready(writer)
+            time.sleep(rng.uniform(0.0, 0.2))
         writer.send_signal(signal.SIGKILL)
         out, err = writer.communicate()
+        out = "".join(early) + out
         assert "Traceback" not in err, err
         for line in out.splitlines():
             if line.startswith("saved "):
