@@ -139,6 +139,19 @@ class Session:
             self._table, _ = open_table(cfg.db, cfg.backup_dir, cfg.damaged_dir, source="cli", writable=writable)
         return self._table
 
+    def close(self) -> None:
+        """Closes the database, if the command opened it."""
+        if self._table is not None:
+            self._table.store.close()
+            self._table = None
+
+
+def _session(ctx: click.Context, db: str | None) -> Session:
+    """The command's session, closed when the command ends."""
+    session = Session(db)
+    ctx.call_on_close(session.close)
+    return session
+
 
 def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
     """Turns a refused action, a store failure or a bad record into error lines and status 2."""
@@ -171,7 +184,7 @@ db_option = click.option(
 @click.pass_context
 def game(ctx: click.Context, db: str | None) -> None:
     """Start, enter, correct, list and export games."""
-    ctx.obj = Session(db)
+    ctx.obj = _session(ctx, db)
 
 
 def _game_id(text: str) -> int:
@@ -324,7 +337,7 @@ def game_import(session: Session, file: str) -> None:
 @click.pass_context
 def db(ctx: click.Context, db: str | None) -> None:
     """Check, rebuild, back up and restore the database."""
-    ctx.obj = Session(db)
+    ctx.obj = _session(ctx, db)
 
 
 @db.command("check")
@@ -457,7 +470,7 @@ def db_restore(session: Session, file: str) -> None:
 @click.pass_context
 def pin(ctx: click.Context, db: str | None) -> None:
     """The owner's PIN, needed for corrections and abandoning a game."""
-    ctx.obj = Session(db)
+    ctx.obj = _session(ctx, db)
 
 
 @pin.command("set")
@@ -545,7 +558,7 @@ def qr_command(db: str | None, game_id: str, png: str | None, svg: str | None, t
 
     if sum(bool(x) for x in (png, svg, text)) != 1:
         _fail(["qr: give exactly one of --png FILE, --svg FILE or --text"])
-    session = Session(db)
+    session = _session(click.get_current_context(), db)
     session.flags["public_url"] = public_url
     cfg = session.config()
     state = session.table().game(_game_id(game_id))

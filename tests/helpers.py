@@ -46,7 +46,22 @@ def score_of(record: dict[str, Any]) -> HandScore:
 def clabber(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Runs the installed ``clabber`` command as a table's scripts would."""
+    """Runs a ``clabber`` command in this process (click's runner): its exit status and output.
+
+    An exception the command does not turn into a message fails the test here, where the
+    process would have said "internal error"."""
+    from click.testing import CliRunner
+
+    from kiosk.cli import cli
+
+    r = CliRunner().invoke(cli, list(args), input=stdin, env=env, catch_exceptions=False)
+    return subprocess.CompletedProcess(["clabber", *args], r.exit_code, r.stdout, r.stderr)
+
+
+def clabber_process(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Runs the installed ``clabber`` command as a table's scripts would, as a process of its own."""
     exe = Path(sys.executable).with_name("clabber")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "kiosk"]
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})}

@@ -12,7 +12,7 @@ from engine.record import hand_to_json
 from engine.rules import Rules
 from engine.simulate import random_hand
 from kiosk.cli import cli
-from tests.helpers import clabber
+from tests.helpers import clabber_process as clabber
 
 HAND = "clabber-hand/1"
 POINTS = {"NS": 80, "EW": 82}

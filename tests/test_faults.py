@@ -26,7 +26,7 @@ import pytest
 
 from kiosk.store import StoreTrouble, backups
 from kiosk.table import Table, open_table
-from tests.helpers import clabber
+from tests.helpers import clabber_process as clabber
 from tests.store_helpers import QUICK_HANDS
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="mounts and the immutable flag need root")

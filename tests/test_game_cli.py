@@ -1,4 +1,4 @@
-"""``clabber game``, ``clabber db`` and ``clabber pin`` as subprocesses on a real database file."""
+"""``clabber game``, ``clabber db`` and ``clabber pin`` on a real database file (in process; one as a process)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from tests.helpers import clabber, write_json
+from tests.helpers import clabber, clabber_process, write_json
 from tests.store_helpers import QUICK_HANDS
 
 
@@ -115,7 +115,7 @@ def test_a_damaged_database_is_reported_and_set_aside(db, tmp_path):
     with open(db, "r+b") as f:
         f.seek(100)
         f.write(b"\xff" * 3000)
-    r = run(db, "game", "list")
+    r = clabber_process("game", "--db", db, "list")  # the notice is the log line a process prints
     assert r.returncode == 0 and "The database was damaged" in r.stderr and "Ruminers" in r.stdout
 
 

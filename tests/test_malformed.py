@@ -17,7 +17,7 @@ from engine.record import HAND_FIELDS, read_game, read_hand
 from engine.rules import Rules
 from engine.scoring import score_hand
 from kiosk.replay import replay_text
-from tests.helpers import clabber
+from tests.helpers import clabber_process as clabber
 from tests.records import DEAL, RENEGE
 
 json_values = st.recursive(

@@ -17,7 +17,7 @@ from PIL import Image
 
 from kiosk.share import decode_result, encode_result, result_of
 from kiosk.store import Store
-from tests.helpers import clabber
+from tests.helpers import clabber_process as clabber
 from tests.store_helpers import open_table
 from tests.web_helpers import Server
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import clabber
+from tests.helpers import clabber_process as clabber
 from tests.store_helpers import QUICK_HANDS, open_table
 
 
