@@ -538,7 +538,8 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
 
     app = KioskApp(Table(store, source="screen"), report.notice, dim_after=dim_after, backup_dir=cfg.backup_dir,
                    backups_keep=cfg.backups_keep, exit_at_first_frame=exit_at_first_frame, gpio=cfg.gpio,
-                   state_dir=cfg.db.parent, public_url=base_url(cfg.public_url, cfg.serve_port))  # fmt: skip
+                   state_dir=cfg.db.parent, public_url=base_url(cfg.public_url, cfg.serve_port),
+                   px_per_mm=cfg.px_per_mm or None, panel=(cfg.width, cfg.height))  # fmt: skip
     try:
         app.run()
     except (ActionRefused, StoreError) as e:

@@ -1,6 +1,7 @@
 """Walks through every screen and saves a screenshot of each (``python -m tests.ui.shoot WxH DIR``).
 
 Run in a process of its own per panel size: Kivy's window takes its size when it is created.
+The same walk feeds the readability test (tests/ui/test_readability.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from pathlib import Path
 from tests.test_hand import RENEGE
 from tests.ui.flows import quick_hand
 
+# Trump hearts: the leader wins trick 1 with the King (the only heart) and leads the Queen to
+# trick 2, which completes the leader's bell.
+BELL = ["KH", "AC", "AD", "AS", "QH"]
+
 
 def every_screen(kiosk, size, shoot):
     """Walks through every screen, calling ``shoot(name)`` on each."""
@@ -22,6 +27,9 @@ def every_screen(kiosk, size, shoot):
     shoot("02-start-names")
     kiosk.tap("field_EW")
     for ch in "MACKEYS":
+        kiosk.tap_exact(ch)
+    kiosk.tap("field_N")
+    for ch in "RON":
         kiosk.tap_exact(ch)
     kiosk.tap("to_deal")
     shoot("03-start-first-dealer")
@@ -40,6 +48,20 @@ def every_screen(kiosk, size, shoot):
     shoot("06-meld-picker")
     kiosk.tap_exact("fifty (4)")
     shoot("07-quick-entry")
+    kiosk.tap_exact("0")  # 900: the keypad refuses it
+    shoot("07b-quick-entry-too-many")
+    kiosk.tap("renege")
+    shoot("07c-renege-dialog")
+    kiosk.tap("renege_cancel")
+    kiosk.tap("more")
+    shoot("07d-round-and-up-card")
+    kiosk.tap("bidding_done")
+    kiosk.tap(kiosk.widget("meldrow_W").ids.add)
+    kiosk.tap_exact("fifty (4)")  # the same cards as E's fifty: refused
+    kiosk.tap("done")
+    shoot("07e-quick-entry-error")
+    kiosk.tap(kiosk.widget("melds_W").children[0])
+    kiosk.tap("remove")
     kiosk.tap("done")
     shoot("08-summary")
     kiosk.tap("change")
@@ -47,6 +69,11 @@ def every_screen(kiosk, size, shoot):
     kiosk.tap("card_by_card")
     kiosk.tap("maker_E")
     kiosk.tap("trump_H")
+    kiosk.tap("melds")
+    kiosk.tap(kiosk.widget("meldrow_S").ids.add)
+    kiosk.tap_exact("dad (3)")
+    shoot("09a-card-by-card-melds")
+    kiosk.tap("melds_done")
     for name in RENEGE[:9]:
         kiosk.tap(f"card_{name}")
     shoot("09-card-by-card")
@@ -54,12 +81,21 @@ def every_screen(kiosk, size, shoot):
     shoot("10-renege-question")
     kiosk.tap("yes")
     kiosk.tap("done")
+    shoot("10b-summary-renege")
     kiosk.tap("confirm")
     kiosk.tap("replay")
     kiosk.tap("next_trick")
     kiosk.tap("next_trick")
     shoot("11-replay")
     kiosk.tap("back")
+    kiosk.tap("card_by_card")
+    kiosk.tap("maker_E")
+    kiosk.tap("trump_H")
+    for name in BELL:
+        kiosk.tap(f"card_{name}")
+    shoot("11b-bell")
+    kiosk.tap("bell_ok")
+    kiosk.tap("cancel")
     kiosk.table.set_pin("2468")
     kiosk.tap("owner")
     for d in "24":
