@@ -65,6 +65,7 @@ class KioskRoot(FloatLayout):
         self.box.add_widget(self.header)
         self.box.add_widget(self.manager)
         self.add_widget(self.box)
+        self.bind(size=lambda *_: self.header.arrange(portrait=self.width < self.height))
         self.dimmer = Dimmer()
         self.add_widget(self.dimmer)
         self.dim_after = dim_after
@@ -110,8 +111,7 @@ class KioskRoot(FloatLayout):
         h.dealer_name = g.players.get(h.dealer, "") if h.dealer else ""
         record = g.pending.record if g.pending else g.draft
         trump = (record or {}).get("trump")
-        h.trump = (f"trump\n[size={round(theme.large())}]{theme.suit_markup('CDHS'.index(trump))}[/size]"
-                   if trump in ("C", "D", "H", "S") else "")  # fmt: skip
+        h.trump = theme.suit_markup("CDHS".index(trump)) if trump in ("C", "D", "H", "S") else ""
 
     def act(self, fn: Any, *args: Any, **kw: Any) -> tuple[GameState | None, list[str]]:
         """Calls a controller action; a refusal comes back as its lines, for the screen to show."""

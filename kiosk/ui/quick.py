@@ -294,7 +294,7 @@ def _bidding_words(e: Entry) -> str:
     from engine.cards import parse_card
 
     if not (e.round or e.up):
-        return "Round, up card…"
+        return "Up card…"
     parts = [f"round {e.round}"] if e.round else []
     if e.up:
         parts.append("up " + theme.card_markup(parse_card(e.up), True))

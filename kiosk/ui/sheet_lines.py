@@ -43,7 +43,7 @@ def sheet_lines(state: Any) -> list[dict[str, Any]]:
         lines.append({
             "number": str(row.number), "head": f"{row.number}{mark} {seat_name(row.dealer)}",
             "ns": _cell(s, 0), "ew": _cell(s, 1), "check": str(s.in_play), "note": "\n".join(said),
-            "lines": max(1, len(said)), "corrected": bool(mark),
+            "lines": max(1, 2 * len(said)),  # a note may take two lines in its narrow column "corrected": bool(mark),
         })  # fmt: skip
     return lines
 

@@ -79,7 +79,7 @@ def total() -> float:
 
 def target() -> float:
     """A touch target's least width and height."""
-    return mm(9.5)
+    return mm(9.2)
 
 
 def line(font: float, lines: int = 1) -> float:

@@ -103,6 +103,7 @@ class Badge(FloatLayout):
     name = StringProperty("")
     lights = StringProperty("")
     show_lights = BooleanProperty(False)
+    row = BooleanProperty(False)  # the name beside "N deals" rather than under it
 
 
 class Header(BoxLayout):
@@ -118,7 +119,49 @@ class Header(BoxLayout):
     trump = StringProperty("")
     show_lights = BooleanProperty(False)  # with no GPIO: the four seat lights drawn on screen
     lights = StringProperty("")  # the seats lit, e.g. "E"
+    portrait = BooleanProperty(False)
     full_height = NumericProperty(0)  # its height while a game is open (none on the start screen)
+
+    def arrange(self, portrait: bool) -> None:
+        """Lays the header out for the panel's orientation (see the rule in common.kv)."""
+        from kiosk.ui import theme
+
+        ids = self.ids
+        centre = ids.centre
+        if portrait == (centre.parent is ids.lower):
+            return
+        self.portrait = portrait
+        centre.parent.remove_widget(centre)
+        if portrait:
+            ids.lower.add_widget(centre)
+            centre.size_hint_x = 1
+            ids.lower.height = theme.line(theme.body()) + theme.mm(2)
+            ids.dealer_badge.row = True
+            for side, names in ((ids.ns_side, ids.ns_names), (ids.ew_side, ids.ew_names)):
+                side.orientation = "vertical"
+                side.remove_widget(names)
+                side.add_widget(names, index=len(side.children))  # the names above the total
+                names.orientation, names.size_hint_y, names.height = "horizontal", None, theme.line(theme.small())
+            ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = 1
+            for team in (ids.ns_team, ids.ew_team):
+                team.size_hint_x, team.width = None, theme.mm(9)
+            self.full_height = theme.line(theme.total()) + theme.line(theme.small()) + ids.lower.height
+        else:
+            ids.scores.add_widget(centre, index=1)
+            centre.size_hint_x = None
+            ids.lower.height = 0
+            ids.dealer_badge.row = False
+            for side, names, first in ((ids.ns_side, ids.ns_names, True), (ids.ew_side, ids.ew_names, False)):
+                side.orientation = "horizontal"
+                side.remove_widget(names)
+                side.add_widget(names, index=len(side.children) if first else 0)
+                names.orientation, names.size_hint_y = "vertical", 1
+            ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = None
+            for team in (ids.ns_team, ids.ew_team):
+                team.size_hint_x = 1
+            self.full_height = theme.line(theme.total())
+        if self.height:
+            self.height = self.full_height
 
     def set_lights(self, lit: dict[str, bool]) -> None:
         self.lights = "".join(s for s in "NESW" if lit.get(s))

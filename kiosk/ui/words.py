@@ -13,7 +13,10 @@ _SAYINGS: tuple[tuple[str, str], ...] = (
     (r"^trump: missing", "Pick the trump suit"),
     (r"^maker: missing", "Tap who said play"),
     (r"^points: the result is missing", "Type one team's points"),
-    (r"^points\.(NS|EW): no card is worth (\d+) points?", "No cards make {1} points: check {0}'s points"),
+    (
+        r"^points\.(NS|EW): (\d+) cannot be: .*no team ends with (\d+) or (\d+)",
+        "No team ends a hand with {2} or {3} points: check the points",
+    ),
     (r"^points\.(NS|EW): (-?\d+) is not between 0 and 162", "{0} would have {1}: points go from 0 to 162"),
     (r"^points: .*add up to 162.*", "NS and EW must add up to 162"),
     (r"^bell: a bell is the King and Queen of trump, and no trump", "Pick trump before a bell"),

@@ -1,7 +1,9 @@
-"""Walks through every screen and saves a screenshot of each (``python -m tests.ui.shoot WxH DIR``).
+"""Walks through every screen and saves a screenshot of each (``python -m tests.ui.shoot WxH DIR``),
+or checks each for readability (``python -m tests.ui.shoot WxH --check``: prints every problem,
+exit status 1 if there is any).
 
-Run in a process of its own per panel size: Kivy's window takes its size when it is created.
-The same walk feeds the readability test (tests/ui/test_readability.py).
+Run in a process of its own per panel size: Kivy's window takes its size when it is created (so
+nothing here imports Kivy before ``configure``).
 """
 
 from __future__ import annotations
@@ -123,6 +125,21 @@ def main() -> None:
     configure(Display(width, height, headless=True, maxfps=0), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
     from tests.ui.harness import Kiosk
 
+    if sys.argv[2] == "--check":
+        from tests.ui.readability import problems
+
+        found: list[str] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height))
+
+            def look(name: str) -> None:
+                kiosk.frames(3)
+                found.extend(problems(name))
+
+            every_screen(kiosk, (width, height), look)
+            kiosk.close()
+        print("\n".join(found) if found else "no problems", flush=True)
+        sys.exit(1 if found else 0)
     with tempfile.TemporaryDirectory() as tmp:
         kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height))
         every_screen(kiosk, (width, height), lambda name: kiosk.screenshot(out / f"{name}.png"))
