@@ -170,7 +170,7 @@ class CardsScreen(KioskScreen):
         for suit in ROWS:
             for rank in COLUMNS:
                 c = card(rank, suit)
-                b = Big(text=theme.card_markup(c), font_size="22sp")
+                b = Big(text=theme.card_markup(c), font_size=theme.small())
                 b.card = card_name(c)
                 b.bind(on_release=lambda btn: self.tap(btn.card))
                 self.ids.grid.add_widget(b)

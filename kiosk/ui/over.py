@@ -9,7 +9,7 @@ from kivy.properties import StringProperty
 
 from kiosk.share import qr_matrix, result_url
 from kiosk.ui.base import KioskScreen
-from kiosk.ui.sheet import scroll_to_end
+from kiosk.ui.sheet import scroll_to_end, with_heights
 from kiosk.ui.sheet_lines import sheet_lines
 
 
@@ -53,7 +53,7 @@ class OverScreen(KioskScreen):
         else:
             self.headline = f"Game ended at {t[0]} – {t[1]}"
         self.ns_total, self.ew_total = str(t[0]), str(t[1])
-        self.ids.rows.data = sheet_lines(g)
+        self.ids.rows.data = with_heights(sheet_lines(g))
         # Once the rows are laid out: the last hand (the one that won) in view.
         Clock.schedule_once(lambda _dt: scroll_to_end(self.ids.rows), 0)
         scroll_to_end(self.ids.rows)

@@ -37,6 +37,14 @@ def scroll_to_end(rows: Any) -> None:
     Clock.schedule_once(scroll, 0)  # again once the new rows are laid out
 
 
+def with_heights(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row as tall as its notes need (the rows' layout reads ``height`` from the data)."""
+    from kiosk.ui import theme
+
+    return [{**line, "height": max(theme.line(theme.large()), theme.line(theme.small(), line["lines"]))}
+            for line in lines]  # fmt: skip
+
+
 class SheetScreen(KioskScreen):
     """Home: the sheet and what the table can do next."""
 
@@ -54,7 +62,7 @@ class SheetScreen(KioskScreen):
         if g is None:
             return
         rows = self.ids.rows
-        lines = sheet_lines(g)
+        lines = with_heights(sheet_lines(g))
         if len(lines) > len(rows.data) and lines[: len(rows.data)] == list(rows.data):
             rows.data.extend(lines[len(rows.data) :])  # only the new hand is laid out and drawn
         elif lines != list(rows.data):

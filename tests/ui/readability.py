@@ -146,6 +146,11 @@ def problems(where: str) -> list[str]:
                     found.append(f"{name}: contrast {ratio:.2f}:1 on #{theme.hex_colour(background)}")
             w.texture_update()
             tw, th = w.texture_size
+            if w.text_size[0] is not None and w.text_size[1] is not None:  # a fixed box clips: measure
+                core = CoreLabel(text=_plain(w), font_size=max(_font_sizes(w)), bold=w.bold, font_name=w.font_name,
+                                 text_size=(w.text_size[0], None), halign=w.halign)  # fmt: skip
+                core.refresh()
+                th = max(th, core.texture.size[1])
             if not w.shorten and (tw > w.width + 2 or th > w.height + 2):
                 found.append(f"{name}: text {tw:.0f}x{th:.0f} px in a box of {w.width:.0f}x{w.height:.0f}")
             word = _word_too_wide(w)

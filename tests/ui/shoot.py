@@ -15,8 +15,8 @@ from pathlib import Path
 from tests.test_hand import RENEGE
 from tests.ui.flows import quick_hand
 
-# Trump hearts: the leader wins trick 1 with the King (the only heart) and leads the Queen to
-# trick 2, which completes the leader's bell.
+# Trump hearts, S leading: S wins trick 1 with the King (the only heart) and leads the Queen to
+# trick 2, which completes S's bell.
 BELL = ["KH", "AC", "AD", "AS", "QH"]
 
 
@@ -71,11 +71,6 @@ def every_screen(kiosk, size, shoot):
     kiosk.tap("card_by_card")
     kiosk.tap("maker_E")
     kiosk.tap("trump_H")
-    kiosk.tap("melds")
-    kiosk.tap(kiosk.widget("meldrow_S").ids.add)
-    kiosk.tap_exact("dad (3)")
-    shoot("09a-card-by-card-melds")
-    kiosk.tap("melds_done")
     for name in RENEGE[:9]:
         kiosk.tap(f"card_{name}")
     shoot("09-card-by-card")
@@ -90,9 +85,14 @@ def every_screen(kiosk, size, shoot):
     kiosk.tap("next_trick")
     shoot("11-replay")
     kiosk.tap("back")
-    kiosk.tap("card_by_card")
+    kiosk.tap("card_by_card")  # E deals: S leads
     kiosk.tap("maker_E")
     kiosk.tap("trump_H")
+    kiosk.tap("melds")
+    kiosk.tap(kiosk.widget("meldrow_S").ids.add)
+    kiosk.tap_exact("9")  # S's four nines, announced before trick 1
+    shoot("11a-card-by-card-melds")
+    kiosk.tap("melds_done")
     for name in BELL:
         kiosk.tap(f"card_{name}")
     shoot("11b-bell")
