@@ -6,6 +6,7 @@ from typing import Any
 
 from engine.seats import seat_name
 
+_ORDER = {k: i for i, k in enumerate(("NS", "EW", "N", "E", "S", "W"))}
 CORRECTED = "✎"  # the mark of a row the owner corrected (the replay's trail says what changed)
 
 
@@ -43,8 +44,9 @@ def sheet_lines(state: Any) -> list[dict[str, Any]]:
         lines.append({
             "number": str(row.number), "head": f"{row.number}{mark} {seat_name(row.dealer)}",
             "ns": _cell(s, 0), "ew": _cell(s, 1), "check": str(s.in_play), "note": "\n".join(said),
-            "lines": max(1, 2 * len(said)),  # a note may take two lines in its narrow column "corrected": bool(mark),
+            "lines": max(1, 2 * len(said)), "corrected": bool(mark),
         })  # fmt: skip
+        # (a note may take two lines in its narrow column: ``lines`` counts two for each)
     return lines
 
 
@@ -65,8 +67,9 @@ def corrections_said(hand: Any) -> list[str]:
 def _short(value: Any) -> str:
     if value is None:
         return "—"
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
+    if isinstance(value, dict):  # teams and seats in the sheet's order
+        keys = sorted(value, key=lambda k: _ORDER.get(k, len(_ORDER)))
+        return ", ".join(f"{k} {_short(value[k])}" for k in keys)
     if isinstance(value, list):
         return " ".join(_short(v) for v in value)
     return str(value)
