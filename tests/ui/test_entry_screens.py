@@ -261,7 +261,7 @@ def test_the_game_over_sheet_shows_the_last_hand_headings_and_totals_and_new_gam
     assert rows.scroll_y == 0
     last = [v for v in rows.children[0].children if v.number == "6"]
     assert last, "the last hand is not drawn"
-    (x0, y0, x1, y1), (vx0, vy0, vx1, vy1) = box(last[0]), box(rows)
+    (_, y0, _, y1), (_, vy0, _, vy1) = box(last[0]), box(rows)
     assert y0 >= vy0 - 1 and y1 <= vy1 + 1, "the last hand is scrolled out of view"
     assert kiosk.text("ns_final") == "540" and kiosk.text("ew_final") == "432"
     headings = [w.text for w in kiosk.screen.walk() if getattr(w, "text", None) in ("hand", "NS", "EW", "check")]
