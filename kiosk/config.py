@@ -36,6 +36,7 @@ class Config:
     backups_keep: int = 14
     width: int = 800  # the panel, before rotation: 800x480 (7" display), 720x1280 (Touch Display 2)
     height: int = 480
+    px_per_mm: float = 0  # the panel's pixels per millimetre; 0: known from its size (5.2 on the 7", 8.2 on TD2)
     rotation: int = 0  # degrees, 0 90 180 270: Kivy rotates (the kernel's rotation does not reach SDL)
     fullscreen: str = "auto"  # auto: fullscreen on the Pi's console (no desktop), a window on a desktop
     touch: str = "auto"  # auto: SDL finger events on the Pi's console, the mouse on a desktop
@@ -100,6 +101,16 @@ def _switch(value: Any) -> str:
     raise ValueError("must be auto, yes or no")
 
 
+def _density(value: Any) -> float:
+    try:
+        number = float(value) if not isinstance(value, bool) else -1
+    except (TypeError, ValueError):
+        number = -1
+    if number != 0 and not 2 <= number <= 30:
+        raise ValueError("must be the panel's pixels per millimetre, from 2 to 30 (0: from the panel's size)")
+    return number
+
+
 def _url(value: Any) -> str:
     if not isinstance(value, str) or not value.startswith(("http://", "https://")) or " " in value:
         raise ValueError("must be an http:// or https:// address")
@@ -136,6 +147,7 @@ KEYS = {
     "width": (None, _pixels),
     "height": (None, _pixels),
     "rotation": (None, _rotation),
+    "px_per_mm": (None, _density),
     "fullscreen": (None, _switch),
     "touch": (None, _switch),
     "dim_after": (None, _seconds),

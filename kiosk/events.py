@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,3 +39,8 @@ class GameEvent:
     source: str = "screen"
     authorised_by: str | None = None  # for a correction: who allowed it
     reason: str | None = None  # for a correction or an abandoned game: why
+
+
+def new_action_id() -> str:
+    """A fresh id for one thing a player means to do; a double tap repeats it, not a new one."""
+    return uuid.uuid4().hex

@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import card_name
 from engine.deal import draw_for_dealer
@@ -459,6 +459,34 @@ class Table:
         event = self._event(state, kind, payload, None)
         new = state.apply(event)
         return new, [*batch, (event, new.rows())]
+
+    # ---- the kiosk's own settings and backups (the owner's menu) ---------------------------------------
+
+    KIOSK_SETTINGS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "rules_for_new_games": ("evansville", "pagat"), "rotation": ("0", "90", "180", "270"),
+        "dim_after": ("60", "300", "900", "0"),
+    }  # fmt: skip
+
+    def kiosk_setting(self, key: str, default: str) -> str:
+        """One of the kiosk's settings as stored by the owner's menu, else ``default``."""
+        return self.store.setting(key) or default
+
+    def set_kiosk_setting(self, key: str, value: str) -> None:
+        """Stores one of the kiosk's settings; only the choices the owner's menu offers."""
+        if value not in self.KIOSK_SETTINGS.get(key, ()):
+            raise ActionRefused(f"{key}: {value!r} is not one of {', '.join(self.KIOSK_SETTINGS.get(key, ()))}")
+        self.store.set_setting(key, value)
+
+    def backup(self, folder: Any, keep: int) -> Any:
+        """A backup of the database now (the owner's "Back up now"); the path of the copy."""
+        return self.store.backup(folder, keep)
+
+    def pending_score(self, game_id: int) -> Any:
+        """The score the hand waiting for confirmation would put on the sheet (None if none waits)."""
+        from engine.scoring import score_hand
+
+        state = self.game(game_id)
+        return None if state.pending is None else score_hand(state.pending.hand, state.rules)
 
 
 def open_table(path: Path, backup_dir: Path, damaged_dir: Path | None = None, *, source: str = "screen",

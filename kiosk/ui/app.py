@@ -5,7 +5,6 @@ Every screen reads the game from the controller and calls its actions; none hold
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from engine.seats import seat_name
+from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused, GameState
 from kiosk.store import StoreError
 from kiosk.table import Table
@@ -33,20 +33,14 @@ LOCKED_ON_DIM = "The owner's menu locked when the screen dimmed: enter the PIN a
 LOCKED_WHEN_IDLE = "The owner's menu locked after a minute without a touch: enter the PIN again."
 
 
-def action_id() -> str:
-    """A fresh id for one thing a player means to do; a double tap repeats it, not a new one."""
-    return uuid.uuid4().hex
-
-
 class Dimmer(FloatLayout):
-    """Darkens the screen after an idle time; the first touch only wakes it."""
+    """Darkens the screen after an idle time; any touch wakes it, and a touch on a control also
+    works that control (a dimmed screen must not cost the table a tap)."""
 
     level = NumericProperty(0.0)
 
     def on_touch_down(self, touch: Any) -> bool:
-        if self.level > 0:
-            self.level = 0
-            return True
+        self.level = 0
         return False
 
 
@@ -60,13 +54,15 @@ class KioskRoot(FloatLayout):
     panel = ObjectProperty(None, allownone=True)  # the dealer buttons and seat lights, if any
     public_url = StringProperty("http://127.0.0.1:8080")  # where phones reach the result pages
     table = ObjectProperty(None)
+    dim_after = NumericProperty(0)  # seconds without a touch before the screen dims; 0 never
 
     _owner_timer: Any = None
 
-    def __init__(self, table: Table, notice: str | None = None, **kw: Any) -> None:
+    def __init__(self, table: Table, notice: str | None = None, dim_after: float = 0, **kw: Any) -> None:
         super().__init__(**kw)
         self.table = table
         self.notice = notice or ""
+        self._idle: Any = None
         self.box = BoxLayout(orientation="vertical")
         from kiosk.ui.widgets import Header
 
@@ -79,8 +75,12 @@ class KioskRoot(FloatLayout):
         self.box.add_widget(self.header)
         self.box.add_widget(self.manager)
         self.add_widget(self.box)
+        self.bind(size=lambda *_: self.header.arrange(portrait=self.width < self.height))
         self.dimmer = Dimmer()
         self.add_widget(self.dimmer)
+        self.dim_after = dim_after
+        self.bind(dim_after=lambda *_: self.restart_idle())
+        self.restart_idle()
         resumed = table.open_game()
         if resumed is not None:
             self.game_id = resumed.id
@@ -111,11 +111,6 @@ class KioskRoot(FloatLayout):
     def on_owner_pin(self, _w: Any, _pin: str) -> None:
         self._owner_active()
 
-    def on_touch_down(self, touch: Any) -> bool:
-        if self.owner_pin:
-            self._owner_active()
-        return super().on_touch_down(touch)
-
     def _owner_active(self) -> None:
         if self._owner_timer is not None:
             self._owner_timer.cancel()
@@ -137,26 +132,25 @@ class KioskRoot(FloatLayout):
         if self.manager.current == "owner" or getattr(self.manager.current_screen, "correcting", 0):
             self.show("owner", locked=why)
 
-    def dim(self) -> None:
-        """Darkens the screen (idle); the owner's menu locks with it."""
-        self.dimmer.level = DIMMED
-        self.lock_owner(LOCKED_ON_DIM)
-
     def refresh_header(self) -> None:
         g = self.game
         h = self.header
         if self.panel is not None:
             # The seat lights follow every change, whoever made it: rules, buttons, undo.
             self.panel.show(seat_name(g.dealer) if g and g.status == "open" else None, over=bool(g and g.sheet.over))
+        # With no game the header has nothing to say: the start screen gets the whole panel.
+        h.height, h.opacity = (0, 0) if g is None else (h.full_height, 1)
         if g is None:
-            h.ns_name, h.ew_name, h.ns_total, h.ew_total, h.dealer, h.trump = "Clabber", "", "", "", "", ""
+            h.ns_name, h.ew_name, h.ns_total, h.ew_total, h.dealer, h.badge, h.dealer_name, h.trump = ("",) * 8
             return
-        h.ns_name, h.ew_name = f"{g.teams['NS']} · NS", f"{g.teams['EW']} · EW"
+        h.ns_name, h.ew_name = g.teams["NS"], g.teams["EW"]
         h.ns_total, h.ew_total = str(g.sheet.totals[0]), str(g.sheet.totals[1])
         h.dealer = seat_name(g.dealer) if g.status == "open" else ""
+        h.badge = f"{h.dealer} deals" if h.dealer else "game over"
+        h.dealer_name = g.players.get(h.dealer, "") if h.dealer else ""
         record = g.pending.record if g.pending else g.draft
         trump = (record or {}).get("trump")
-        h.trump = f"trump {theme.suit_markup('CDHS'.index(trump))}" if trump in ("C", "D", "H", "S") else ""
+        h.trump = theme.suit_markup("CDHS".index(trump)) if trump in ("C", "D", "H", "S") else ""
 
     def act(self, fn: Any, *args: Any, **kw: Any) -> tuple[GameState | None, list[str]]:
         """Calls a controller action; a refusal comes back as its lines, for the screen to show."""
@@ -187,26 +181,49 @@ class KioskRoot(FloatLayout):
                  "undo": (table.undo, ()), "seat": (table.deal_to, (arg,))}  # fmt: skip
         fn, args = calls[kind]
         with table.acting_as("button"):
-            state, _ = self.act(fn, g.id, *args, action_id=action_id())
+            state, _ = self.act(fn, g.id, *args, action_id=new_action_id())
         if state is not None and self.manager.current in ("sheet", "over", "summary"):
             after = "over" if state.status != "open" else "summary" if state.pending else "sheet"
             self.show(after)
 
     def table_quiet(self, fn: Any, *args: Any) -> GameState | None:
         """An action whose refusal needs no words now (a half-made entry kept when it can be)."""
-        state, _ = self.act(fn, *args, action_id=action_id())
+        state, _ = self.act(fn, *args, action_id=new_action_id())
         return state
+
+    # ---- dimming ------------------------------------------------------------------------------------
+
+    def on_touch_down(self, touch: Any) -> bool:
+        self.restart_idle()
+        if self.owner_pin:
+            self._owner_active()
+        return super().on_touch_down(touch)
+
+    def restart_idle(self) -> None:
+        """The idle time starts again (a touch, a button, a new dim time chosen)."""
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        if self.dim_after > 0:
+            self._idle = Clock.schedule_once(self.dim, self.dim_after)
+
+    def dim(self, *_: Any) -> None:
+        """Darkens the screen (idle), never blank: the table still needs to see whose deal it is.
+        The owner's menu locks with it."""
+        self.dimmer.level = DIMMED
+        self.lock_owner(LOCKED_ON_DIM)
 
     def wake(self, *_: Any) -> None:
         self.dimmer.level = 0
+        self.restart_idle()
 
 
 def _screen(name: str) -> Any:
-    from kiosk.ui import cards, dispute, over, owner, quick, sheet, start
+    from kiosk.ui import cards, dispute, over, owner, quick, sheet, start, summary
 
     classes = {
         "start": start.StartScreen, "sheet": sheet.SheetScreen, "quick": quick.QuickScreen,
-        "summary": quick.SummaryScreen, "cards": cards.CardsScreen, "replay": dispute.ReplayScreen,
+        "summary": summary.SummaryScreen, "cards": cards.CardsScreen, "replay": dispute.ReplayScreen,
         "over": over.OverScreen, "owner": owner.OwnerScreen,
     }  # fmt: skip
     return classes[name](name=name)
@@ -256,7 +273,8 @@ class KioskApp(App):
     def __init__(self, table: Table | None, notice: str | None = None, dim_after: float = 300,
                  backup_dir: Path | None = None, backups_keep: int = 14, exit_at_first_frame: bool = False,
                  gpio: Any = None, state_dir: Path | None = None, public_url: str = "http://127.0.0.1:8080",
-                 reopen: Any = None, retry_every: float = 10, **kw: Any) -> None:  # fmt: skip
+                 reopen: Any = None, retry_every: float = 10, px_per_mm: float | None = None,
+                 panel: tuple[int, int] = (800, 480), **kw: Any) -> None:  # fmt: skip
         """``table`` None: the database could not be opened (``notice`` says why); ``reopen``
         tries again, giving (table, notice) or raising StoreError, until it works."""
         super().__init__(**kw)
@@ -273,9 +291,10 @@ class KioskApp(App):
         self.backups_keep = backups_keep
         self.exit_action: str | None = None  # "restart" or "shutdown", chosen in the owner's menu
         self._exit_at_first_frame = exit_at_first_frame
-        self._idle: Any = None
+        self.px_per_mm = px_per_mm or theme.panel_px_per_mm(*panel)
 
     def build(self) -> Any:
+        theme.set_panel(self.px_per_mm)
         load_style()
         if self.table is None:
             from kiosk.ui.notice import WaitingRoot
@@ -283,9 +302,6 @@ class KioskApp(App):
             root = WaitingRoot(self.notice or "", self._reopen, every=self.retry_every)
         else:
             root = self._kiosk_root()
-        if self.dim_after > 0:
-            Window.bind(on_touch_down=self._touched)
-            self._idle = Clock.schedule_once(self._dim, self.dim_after)
         if self._exit_at_first_frame:
             Window.bind(on_flip=self._first_frame)
         Window.bind(on_flip=self._ready)
@@ -293,7 +309,7 @@ class KioskApp(App):
 
     def _kiosk_root(self) -> KioskRoot:
         assert self.table is not None  # the score sheet starts once the database is open
-        root = KioskRoot(self.table, self.notice)
+        root = KioskRoot(self.table, self.notice, dim_after=self.dim_after)
         root.public_url = self.public_url
         return root
 
@@ -386,16 +402,6 @@ class KioskApp(App):
         Window.unbind(on_flip=self._first_frame)
         print(f"first-frame rss_kb={_rss_kb()}", flush=True)
         Clock.schedule_once(lambda _dt: self.stop(), 0)  # after what the first frame set going
-
-    def _touched(self, *_: Any) -> None:
-        if self._idle is not None:
-            self._idle.cancel()
-            self._idle = Clock.schedule_once(self._dim, self.dim_after)
-
-    def _dim(self, *_: Any) -> None:
-        # Dim, never blank, while a game is open: the table still needs to see whose deal it is.
-        if isinstance(self.root, KioskRoot):
-            self.root.dim()
 
     def open_settings(self, *_: Any) -> bool:
         """Kivy opens its settings panel on F1 (a USB keyboard at the bar): never on the kiosk."""

@@ -1,22 +1,26 @@
 """Card by card: tap the 24 cards in play order; the kiosk follows the turn and the tricks.
 
 An unlawful card is only taken after "record as renege?": the engine proves a renege as soon
-as the cards show one (a player who did not follow and later plays that suit, say).
+as the cards show one (a player who did not follow and later plays that suit, say). Melds are
+announced before trick 1 with the quick entry's chips; a bell the plays complete is said at once,
+and the table may take the card back.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
 from kivy.uix.modalview import ModalView
-from kivy.uix.screenmanager import Screen
 
 from engine.cards import SUIT_NAMES, card, card_name, card_symbol, parse_card
 from engine.seats import SEAT_NAMES, team_name, team_of
+from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused
 from kiosk.ui import theme
-from kiosk.ui.app import action_id
+from kiosk.ui.base import KioskScreen
+from kiosk.ui.entry import MeldChip, chip_of
+from kiosk.ui.quick import MeldPicker
 from kiosk.ui.widgets import Big
 
 ROWS = (3, 2, 1, 0)  # spades, hearts, diamonds, clubs from the top
@@ -40,37 +44,133 @@ class RenegeQuestion(ModalView):
             self.screen.play(self.card_, accept_renege=True)
 
 
-class CardsScreen(Screen):
+class BellNotice(ModalView):
+    """ "Bell — 20 for NS": said when the plays complete a bell; the card may be taken back."""
+
+    _anim_duration = 0
+
+    said = StringProperty("")
+
+    def __init__(self, screen: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.screen = screen
+
+    def answer(self, keep: bool) -> None:
+        self.dismiss()
+        if not keep:
+            self.screen.take_back()
+
+
+class MeldsPopup(ModalView):
+    """The melds announced before trick 1, as the quick entry's chips, seat by seat."""
+
+    _anim_duration = 0
+
+    texts = DictProperty({s: "" for s in SEAT_NAMES})
+
+    def __init__(self, screen: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.screen = screen
+        self.refresh()
+
+    def refresh(self) -> None:
+        for s in SEAT_NAMES:
+            row = self.ids[f"meldrow_{s}"].ids.chips
+            row.clear_widgets()
+            for i, chip in enumerate(self.screen.chips.get(s, ())):
+                suit = theme.suit_markup(chip.suit) if chip.kind != "four" else ""
+                b = Big(text=f"{chip.words()}{suit} · {chip.points}", font_size=theme.small())
+                b.bind(on_release=lambda _b, seat=s, index=i: self.open_melds(seat, index))
+                row.add_widget(b)
+            self.ids[f"meldchips_{s}"] = row
+
+    def open_melds(self, seat: str, index: int = -1) -> None:
+        picker = MeldPicker(seat=seat, index=index, screen=self, with_bell=False)
+        picker.suit = SUIT_NAMES.index(self.screen.trump) if self.screen.trump else 0
+        if index >= 0:
+            chip = self.screen.chips[seat][index]
+            picker.suit, picker.top_rank, picker.kind = chip.suit, chip.top, chip.kind
+        picker.open()
+
+    def put_meld(self, seat: str, index: int, chip: MeldChip) -> None:
+        self.screen.put_meld(seat, index, chip)
+        self.refresh()
+
+    def remove_meld(self, seat: str, index: int) -> None:
+        self.screen.remove_meld(seat, index)
+        self.refresh()
+
+
+class CardsScreen(KioskScreen):
     """The 4x6 grid of cards, the trick on the table, whose turn, the points so far."""
 
     turn = StringProperty("")
     trick = StringProperty("")
     so_far = StringProperty("")
-    notes = StringProperty("")
     maker = StringProperty("")
     trump = StringProperty("")
     finished = BooleanProperty(False)
     plays = ListProperty([])
+    chips = DictProperty({})  # seat -> meld chips announced
+    melds_text = StringProperty("")
 
-    def enter(self, root: Any, **options: Any) -> None:
-        self.root_ = root
-        g = root.game
+    def show(self, **options: Any) -> None:
+        g = self.game
         draft = (g.draft or {}) if g else {}
         self.maker = draft.get("maker") or ""
         self.trump = draft.get("trump") or ""
         self.plays = list(draft.get("plays") or [])
-        self._melds = draft.get("melds")
-        self.notes = ""
+        chips = {s: tuple(c for c in (chip_of(cards) for cards in lists) if c is not None)
+                 for s, lists in (draft.get("melds") or {}).items()}  # fmt: skip
+        self.chips = chips
         if not self.ids.grid.children:
             self._build_grid()
-        self._done_id = action_id()
+        self._done_id = new_action_id()
         self._show()
+
+    @property
+    def _melds(self) -> dict[str, list[list[str]]] | None:
+        melds = {s: [c.cards() for c in self.chips[s]] for s in SEAT_NAMES if self.chips.get(s)}
+        return melds or None
+
+    def open_melds(self) -> None:
+        if self.plays:
+            self.message = "Melds are announced before trick 1: Undo the cards to change them"
+            return
+        MeldsPopup(self).open()
+
+    def put_meld(self, seat: str, index: int, chip: MeldChip) -> None:
+        if not chip.valid:
+            self.message = f"No {chip.kind} runs below the 9: pick a higher top card"
+            return
+        chips = list(self.chips.get(seat, ()))
+        if index < 0:
+            chips.append(chip)
+        else:
+            chips[index] = chip
+        self.chips = {**self.chips, seat: tuple(chips)}
+        self._save(self._record())
+        self._show()
+
+    def remove_meld(self, seat: str, index: int) -> None:
+        chips = list(self.chips.get(seat, ()))
+        del chips[index]
+        self.chips = {**self.chips, seat: tuple(chips)}
+        self._save(self._record())
+        self._show()
+
+    def take_back(self) -> None:
+        """The last card played is taken back (a bell the table does not want yet, a wrong card)."""
+        if self.plays:
+            self.plays = self.plays[:-1]
+            self._save(self._record())
+            self._show()
 
     def _build_grid(self) -> None:
         for suit in ROWS:
             for rank in COLUMNS:
                 c = card(rank, suit)
-                b = Big(text=theme.card_markup(c), font_size="22sp")
+                b = Big(text=theme.card_markup(c), font_size=theme.small())
                 b.card = card_name(c)
                 b.bind(on_release=lambda btn: self.tap(btn.card))
                 self.ids.grid.add_widget(b)
@@ -101,17 +201,17 @@ class CardsScreen(Screen):
 
     def tap(self, name: str) -> None:
         if not (self.maker and self.trump):
-            self.notes = "First tap who said play and the trump."
+            self.message = "First tap who said play and the trump"
             return
         self.play(name)
 
     def play(self, name: str, accept_renege: bool = False) -> None:
-        table, game_id = self.root_.table, self.root_.game_id
+        table, game_id = self.table, self.root_.game_id
         before = table.preview(game_id, self._record())
         try:
             after = table.preview(game_id, self._record([*self.plays, name]))
-        except ActionRefused as e:  # the card cannot be played at all (already played, say)
-            self.notes = "\n".join(e.problems)
+        except ActionRefused as e:  # the card cannot be played at all (melded by another, say)
+            self.message = _card_refusal(name, e.problems)
             return
         new = [r for r in after.reneges() if r not in before.reneges()]
         if new and not accept_renege:
@@ -127,33 +227,34 @@ class CardsScreen(Screen):
         self.plays = [*self.plays, name]
         self._save(self._record())
         self._show(after)
+        if after.bell_seat() is not None and before.bell_seat() is None:
+            seat = after.bell_seat()
+            notice = BellNotice(self)
+            notice.said = (f"Bell — 20 for {team_name(team_of(seat))}: {SEAT_NAMES[seat]} played the King "
+                           f"and Queen of trump.")  # fmt: skip
+            notice.open()
+            self._bell = notice
 
     def undo(self) -> None:
-        state, problems = self.root_.act(self.root_.table.undo, self.root_.game_id, action_id=action_id())
-        self.notes = "\n".join(problems)
-        if state is not None:
-            self.enter(self.root_)
+        if self.act(self.table.undo, self.root_.game_id) is not None:
+            self.show()
 
     def done(self) -> None:
-        g = self.root_.game
-        state, problems = self.root_.act(self.root_.table.enter_hand, g.id, self._record(), action_id=self._done_id)
-        if state is None:
-            self.notes = "\n".join(problems)
-            return
-        self.root_.show("summary")
+        g = self.game
+        if self.act(self.table.enter_hand, g.id, self._record(), action_id=self._done_id) is not None:
+            self.root_.show("summary")
 
     def cancel(self) -> None:
-        g = self.root_.game
+        g = self.game
         if g is not None and g.draft:
-            self.root_.act(self.root_.table.discard_draft, g.id, action_id=action_id())
+            self.act(self.table.discard_draft, g.id)
         self.root_.show("sheet")
 
     def _save(self, record: dict[str, Any]) -> None:
-        _, problems = self.root_.act(self.root_.table.save_draft, self.root_.game_id, record, action_id=action_id())
-        self.notes = "\n".join(problems)
+        self.act(self.table.save_draft, self.root_.game_id, record)
 
     def _show(self, hand: Any = None) -> None:
-        table, game_id = self.root_.table, self.root_.game_id
+        table, game_id = self.table, self.root_.game_id
         if hand is None:
             try:
                 hand = table.preview(game_id, self._record())
@@ -163,7 +264,9 @@ class CardsScreen(Screen):
             self.ids[f"maker_{s}"].chosen = self.maker == s
         for i, letter in enumerate(SUIT_NAMES):
             self.ids[f"trump_{letter}"].chosen = self.trump == letter
-            self.ids[f"trump_{letter}"].text = theme.suit_markup(i)
+            self.ids[f"trump_{letter}"].text = theme.suit_markup(i, self.trump == letter)
+        said = [f"{s} " + ", ".join(c.words() for c in self.chips[s]) for s in SEAT_NAMES if self.chips.get(s)]
+        self.melds_text = "Melds: " + "; ".join(said) if said else "Melds…"
         played = set(self.plays)
         for suit in ROWS:
             for rank in COLUMNS:
@@ -191,3 +294,16 @@ class CardsScreen(Screen):
         else:
             self.trick = f"{SEAT_NAMES[hand.next_player]} leads trick 1" if hand.next_player is not None else ""
         self.so_far = f"So far NS {hand.won[0]} · EW {hand.won[1]}"
+
+
+def _card_refusal(name: str, problems: list[str]) -> str:
+    """Why a card cannot be played, in the table's words."""
+    shown = card_symbol(parse_card(name))
+    for line in problems:
+        if "already played" in line:
+            return f"{shown} was already played: tap the card that was played"
+        if "is also in" in line:
+            return f"{shown} is in another player's meld: check the melds or the card"
+        if "all 24 cards" in line:
+            return "All 24 cards are in: tap Done"
+    return f"{shown} cannot be played here: " + (problems[0].split(": ", 1)[-1] if problems else "")

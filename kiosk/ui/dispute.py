@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
-from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
 from kiosk.replay import opening_lines, result_lines, trick_lines
 from kiosk.ui import theme
+from kiosk.ui.base import KioskScreen
+from kiosk.ui.sheet_lines import corrections_said
 
 
 def _mark_reneges(lines: list[str]) -> str:
@@ -22,7 +23,7 @@ def _mark_reneges(lines: list[str]) -> str:
     return "\n".join(out)
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(KioskScreen):
     """Steps through a hand; quick entries show their entry and its trail."""
 
     game_number = NumericProperty(0)
@@ -34,8 +35,8 @@ class ReplayScreen(Screen):
     banner = StringProperty("")
     has_hands = BooleanProperty(False)
 
-    def enter(self, root: Any, game: int | None = None, hand: int | None = None, **options: Any) -> None:
-        self.root_ = root
+    def show(self, game: int | None = None, hand: int | None = None, **options: Any) -> None:
+        root = self.root_
         self.game_number = game or root.game_id
         g = root.table.game(self.game_number) if self.game_number else None
         self.hand_number = hand or (len(g.hands) if g else 0)
@@ -63,8 +64,7 @@ class ReplayScreen(Screen):
         self._show()
 
     def back(self) -> None:
-        g = self.root_.game
-        self.root_.show("over" if g is not None and g.status != "open" else "sheet" if g else "start")
+        self.home()
 
     def _show(self) -> None:
         if not self.game_number:
@@ -92,7 +92,8 @@ class ReplayScreen(Screen):
                 lines += ["Entered quickly:"] + [f"  {line}" for line in result_lines(hand, g.rules)]
             steps = [f"{t['what']} {t['at'][11:16]} UTC from the {t['source']}" + (f" ({t['reason']})" if t["reason"]
                      else "") for t in entry.trail()]  # fmt: skip
-            lines.append("Trail: " + "; ".join(steps))
+            lines.append("Trail: " + "; ".join(s for s in steps if not s.startswith("corrected")))
+            lines += corrections_said(entry)
             self.body = _mark_reneges(lines)
         elif self.trick_number <= self.tricks:
             self.body = _mark_reneges(trick_lines(hand, self.trick_number))

@@ -58,6 +58,13 @@ class Entry:
     melds: dict[str, tuple[MeldChip, ...]] = field(default_factory=dict)
     bell: str | None = None
     renege: dict[str, str] | None = None
+    round: int | None = None  # the round trump was named in, when the table gives it
+    up: str | None = None  # the up card, when the table gives it
+
+    @property
+    def complete(self) -> bool:
+        """Enough for a hand: passed out, or who said play, trump and the points."""
+        return self.passed_out or bool(self.maker and self.trump and self.points != "")
 
     def record(self, dealer: str) -> dict[str, Any]:
         """The hand record the controller checks (only what has been tapped)."""
@@ -69,6 +76,10 @@ class Entry:
             out["trump"] = self.trump
         if self.maker:
             out["maker"] = self.maker
+        if self.up:
+            out["up"] = self.up
+        if self.round:
+            out["round"] = self.round
         if self.points != "":
             mine = int(self.points)
             other = "EW" if self.points_team == "NS" else "NS"
@@ -123,7 +134,7 @@ def entry_from_record(record: dict[str, Any]) -> Entry:
     for seat, lists in (record.get("melds") or {}).items():
         chips = []
         for cards in lists:
-            chips.append(_chip(cards))
+            chips.append(chip_of(cards))
         melds[seat] = tuple(c for c in chips if c is not None)
     points = record.get("points") or {}
     team = "NS"
@@ -134,11 +145,12 @@ def entry_from_record(record: dict[str, Any]) -> Entry:
     return Entry(
         maker=record.get("maker"), trump=record.get("trump"), passed_out=bool(record.get("passed_out")),
         points_team=team, points="" if value is None else str(value), melds=melds, bell=record.get("bell"),
-        renege=renege if isinstance(renege, dict) else None,
+        renege=renege if isinstance(renege, dict) else None, round=record.get("round"), up=record.get("up"),
     )  # fmt: skip
 
 
-def _chip(cards: list[str]) -> MeldChip | None:
+def chip_of(cards: list[str]) -> MeldChip | None:
+    """The chip for a meld's cards, as a record lists them."""
     from engine.cards import parse_card, rank_of, suit_of
 
     parsed = [parse_card(c) for c in cards]
@@ -150,15 +162,3 @@ def _chip(cards: list[str]) -> MeldChip | None:
         return None
     # A six-card sequence is worth a hundred and ranks as its top five: kept as those.
     return MeldChip(kind, suit_of(parsed[0]), max(rank_of(c) for c in parsed))
-
-
-def field_of(where: str) -> str:
-    """Which part of the quick-entry screen a refusal's record path belongs to."""
-    head = where.split(".")[0].split("[")[0]
-    if head in ("melds", "bell"):
-        return "melds"
-    if head == "points":
-        return "points"
-    if head in ("trump", "maker", "round", "bids", "up", "passed_out"):
-        return "bidding"
-    return "general"

@@ -42,7 +42,7 @@ class NoticeBanner(BoxLayout):
         self.root_ = root
         self.texts: list[str] = []
         _background(self, theme.CHOSEN)
-        self.summary = _text("", color=theme.DARK_TEXT, font_size="16sp", shorten=True, shorten_from="right")
+        self.summary = _text("", color=theme.DARK_TEXT, font_size=theme.small(), shorten=True, shorten_from="right")
         self.open_button = Big(text="Read", size_hint_x=None, width=110)
         self.open_button.bind(on_release=lambda *_: self.open())
         self.add_widget(self.summary)
@@ -53,7 +53,7 @@ class NoticeBanner(BoxLayout):
         """Reads the notices afresh from the controller; hides the strip when there are none."""
         self.texts = self.root_.table.notices()
         shown = bool(self.texts)
-        self.height = theme.TOUCH if shown else 0
+        self.height = theme.target() if shown else 0
         self.opacity = 1 if shown else 0
         self.disabled = not shown
         first = self.texts[0] if shown else ""
@@ -73,11 +73,11 @@ class NoticePopup(ModalView):
         box = BoxLayout(orientation="vertical", padding=10, spacing=8)
         _background(box, theme.PANEL)
         scroll = ScrollView()
-        self.body = _text("\n\n".join(banner.texts), font_size="17sp", size_hint_y=None, valign="top")
+        self.body = _text("\n\n".join(banner.texts), font_size=theme.body(), size_hint_y=None, valign="top")
         self.body.bind(texture_size=lambda w, v: setattr(w, "height", v[1]))
         scroll.add_widget(self.body)
-        self.note = _text("", color=theme.ERROR, font_size="16sp", size_hint_y=None, height=0)
-        buttons = BoxLayout(size_hint_y=None, height=theme.TOUCH, spacing=8)
+        self.note = _text("", color=theme.ERROR, font_size=theme.small(), size_hint_y=None, height=0)
+        buttons = BoxLayout(size_hint_y=None, height=theme.target(), spacing=8)
         self.ack = Big(text="Acknowledge")
         self.ack.bind(on_release=lambda *_: self.acknowledge())
         owner = Big(text="Owner menu")  # where the owner enters the PIN, then comes back here
@@ -115,13 +115,13 @@ class WaitingRoot(BoxLayout):
         _background(self, theme.BG)
         self.retry_ = retry
         self.every = every
-        self.add_widget(_text("The score sheet cannot open its database", font_size="26sp", bold=True,
-                              size_hint_y=None, height=60))  # fmt: skip
-        self.message = _text(message, font_size="18sp", color=theme.ERROR, valign="top")
+        self.add_widget(_text("The score sheet cannot open its database", font_size=theme.large(), bold=True,
+                              size_hint_y=None, height=theme.line(theme.large(), 2)))  # fmt: skip
+        self.message = _text(message, font_size=theme.body(), color=theme.ERROR, valign="top")
         self.add_widget(self.message)
-        self.status = _text("", font_size="16sp", color=theme.MUTED, size_hint_y=None, height=40)
+        self.status = _text("", font_size=theme.small(), color=theme.MUTED, size_hint_y=None, height=theme.line(theme.small()))
         self.add_widget(self.status)
-        again = Big(text="Try again now", size_hint_y=None, height=theme.TOUCH)
+        again = Big(text="Try again now", size_hint_y=None, height=theme.target())
         again.bind(on_release=lambda *_: self.try_again())
         self.add_widget(again)
         self.ids = {"waiting_message": self.message, "waiting_status": self.status, "waiting_again": again}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.properties import StringProperty
-from kivy.uix.screenmanager import Screen
 
 from kiosk.share import qr_matrix, result_url
-from kiosk.ui.sheet import sheet_lines
+from kiosk.ui.base import KioskScreen
+from kiosk.ui.sheet import scroll_to_end, with_heights
+from kiosk.ui.sheet_lines import sheet_lines
 
 
 def qr_texture(url: str) -> Any:
@@ -25,14 +27,16 @@ def qr_texture(url: str) -> Any:
     return texture
 
 
-class OverScreen(Screen):
-    """The end of a game."""
+class OverScreen(KioskScreen):
+    """The end of a game: the winner, the whole sheet down to the last hand, the totals, the QR code."""
 
     headline = StringProperty("")
     qr_text = StringProperty("The result's QR code appears here.")
+    ns_total = StringProperty("")
+    ew_total = StringProperty("")
 
-    def enter(self, root: Any, **options: Any) -> None:
-        self.root_ = root
+    def show(self, **options: Any) -> None:
+        root = self.root_
         g = root.game
         if g is None:
             self.headline = ""
@@ -48,21 +52,24 @@ class OverScreen(Screen):
             self.headline = f"W  {win} win {hi} – {lo} over {lose}"
         else:
             self.headline = f"Game ended at {t[0]} – {t[1]}"
-        self.ids.rows.data = sheet_lines(g)
+        self.ns_total, self.ew_total = str(t[0]), str(t[1])
+        self.ids.rows.data = with_heights(sheet_lines(g))
+        # Once the rows are laid out: the last hand (the one that won) in view.
+        Clock.schedule_once(lambda _dt: scroll_to_end(self.ids.rows), 0)
+        scroll_to_end(self.ids.rows)
         url = result_url(root.public_url, g.token)
         self.ids.qr.texture = qr_texture(url)
         self.qr_text = url
 
     def new_game(self) -> None:
+        """Straight to the new game's names: the table has just finished one."""
         self.root_.game_id = 0
-        self.root_.show("start")
+        self.root_.show("start", setup=True)
 
     def replay(self) -> None:
         self.root_.show("replay")
 
     def undo(self) -> None:
-        from kiosk.ui.app import action_id
-
-        state, _ = self.root_.act(self.root_.table.undo, self.root_.game_id, action_id=action_id())
+        state = self.act(self.table.undo, self.root_.game_id)
         if state is not None and state.status == "open":
             self.root_.show("summary" if state.pending else "sheet")

@@ -7,19 +7,20 @@ from typing import Any
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.properties import ListProperty, NumericProperty, StringProperty
-from kivy.uix.screenmanager import Screen
 
+from kiosk.events import new_action_id
+from kiosk.game_state import ActionRefused
 from kiosk.pin import MAX_DIGITS, MIN_DIGITS
 from kiosk.store import StoreError
-from kiosk.ui.app import action_id
-from kiosk.ui.quick import ReasonPicker
+from kiosk.ui.base import KioskScreen
+from kiosk.ui.pickers import ReasonPicker
 
 ABANDON_REASONS = ("bar closing", "players left", "started by mistake", "dispute not settled")
 ROTATIONS = ("0", "90", "180", "270")
 DIM_CHOICES = ("60", "300", "900", "0")  # seconds; 0 never dims
 
 
-class OwnerScreen(Screen):
+class OwnerScreen(KioskScreen):
     """PIN first; then the menu."""
 
     step = StringProperty("pin")  # pin, menu, correct, settings
@@ -44,10 +45,10 @@ class OwnerScreen(Screen):
         self.message = root.notice
         self.step = "menu" if root.owner_pin else "pin"
         self._show_lock()
-        store = root.table.store
-        self.rules = store.setting("rules_for_new_games") or "evansville"
-        self.rotation = store.setting("rotation") or "0"
-        self.dim_after = store.setting("dim_after") or "300"
+        table = root.table
+        self.rules = table.kiosk_setting("rules_for_new_games", "evansville")
+        self.rotation = table.kiosk_setting("rotation", "0")
+        self.dim_after = table.kiosk_setting("dim_after", str(int(root.dim_after)))
 
     def key(self, key: str) -> None:
         if key == "C":
@@ -125,11 +126,11 @@ class OwnerScreen(Screen):
         ReasonPicker(title="Why abandon this game?", reasons=list(ABANDON_REASONS), screen=self,
                      purpose="abandon").open()  # fmt: skip
 
-    def reason_chosen(self, purpose: str, team: str, reason: str) -> None:
+    def reason_chosen(self, purpose: str, reason: str) -> None:
         if not self.root_.owner_pin:
             return  # the menu locked while the picker was open
         state, problems = self.root_.act(
-            self.root_.table.abandon, self.root_.game_id, reason, self.root_.owner_pin, action_id=action_id()
+            self.root_.table.abandon, self.root_.game_id, reason, self.root_.owner_pin, action_id=new_action_id()
         )
         self.notes = "\n".join(problems)
         if state is not None:
@@ -140,10 +141,19 @@ class OwnerScreen(Screen):
         self.step = "settings"
 
     def set_setting(self, key: str, value: str) -> None:
-        self.root_.table.store.set_setting(key, value)
+        """Stores the owner's choice and applies it at once."""
+        try:
+            self.root_.table.set_kiosk_setting(key, value)
+        except (ActionRefused, StoreError) as e:
+            self.notes = str(e)
+            return
         setattr(self, {"rules_for_new_games": "rules", "rotation": "rotation", "dim_after": "dim_after"}[key], value)
-        if key == "rotation":
-            self.message = "The new rotation applies when the kiosk restarts."
+        if key == "dim_after":
+            self.root_.dim_after = int(value)
+        elif key == "rotation":
+            from kivy.core.window import Window
+
+            Window.rotation = int(value)
 
     def light_test(self) -> None:
         if self.root_.panel is not None:
@@ -168,7 +178,7 @@ class OwnerScreen(Screen):
             self.notes = "No backup folder is configured."
             return
         try:
-            path = self.root_.table.store.backup(folder, keep)
+            path = self.root_.table.backup(folder, keep)
         except StoreError as e:
             self.notes = str(e)
             return

@@ -5,26 +5,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from kivy.properties import DictProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
-from kivy.uix.screenmanager import Screen
-from kivy.utils import escape_markup
 
-from engine.cards import SUIT_NAMES
+from engine.cards import POINTS_IN_HAND, SUIT_NAMES, card, card_name
 from engine.seats import SEAT_NAMES
+from kiosk.events import new_action_id
 from kiosk.ui import theme
-from kiosk.ui.app import action_id
-from kiosk.ui.entry import Entry, MeldChip, entry_from_record, field_of
+from kiosk.ui.base import KioskScreen
+from kiosk.ui.entry import Entry, MeldChip, entry_from_record
+from kiosk.ui.pickers import ReasonPicker, RenegePicker
+from kiosk.ui.widgets import Big
+from kiosk.ui.words import plain
 
-RENEGE_REASONS = ("failed to follow suit", "failed to trump", "table talk", "exposed a card", "played out of turn",
-                  "looked at a turned trick")  # fmt: skip
 CORRECTION_REASONS = ("points entered wrong", "melds entered wrong", "wrong maker or trump", "renege missed")
-
-
-def split_problem(line: str) -> tuple[str, str]:
-    """``"points.NS: 1 cannot be"`` -> (``"points"``, the line)."""
-    where = line.split(": ", 1)[0] if ": " in line else ""
-    return field_of(where), line
 
 
 class MeldPicker(ModalView):
@@ -38,75 +32,88 @@ class MeldPicker(ModalView):
     top_rank = NumericProperty(5)  # A; not `top`, which is the widget's top edge
     kind = StringProperty("dad")
     screen = ObjectProperty(None)
+    with_bell = BooleanProperty(True)  # card by card knows the bell from the plays
 
     def add(self, kind: str, top: int | None = None) -> None:
         chip = MeldChip(kind, self.suit, self.top_rank if top is None else top)
         if kind == "four":
             chip = MeldChip("four", 0, top if top is not None else 2)
-        self.screen.put_meld(self.seat, self.index, chip)
         self.dismiss()
+        self.screen.put_meld(self.seat, self.index, chip)
 
     def bell(self) -> None:
-        self.screen.set_bell(self.seat)
         self.dismiss()
+        self.screen.set_bell(self.seat)
 
     def remove(self) -> None:
+        self.dismiss()
         if self.index >= 0:
             self.screen.remove_meld(self.seat, self.index)
-        self.dismiss()
 
 
-class ReasonPicker(ModalView):
-    """Picks a reason from big buttons (a renege's, or a correction's)."""
+class BiddingPicker(ModalView):
+    """Round 2 and the up card, for a table that wants them on the record."""
 
     _anim_duration = 0
 
-    title = StringProperty("")
-    reasons = ListProperty([])
-    teams = ListProperty([])
-    team = StringProperty("")
+    round = NumericProperty(0)  # 0: not said
+    up = StringProperty("")
     screen = ObjectProperty(None)
-    purpose = StringProperty("renege")
 
     def fill(self, grid: Any) -> None:
-        from kiosk.ui.widgets import Big
+        for suit in (3, 2, 1, 0):
+            for rank in (5, 4, 3, 2, 1, 0):
+                c = card(rank, suit)
+                b = Big(text=theme.card_markup(c), font_size=theme.small())
+                b.card = card_name(c)
+                b.bind(on_release=lambda btn: self.pick_up(btn.card))
+                grid.add_widget(b)
+                self.ids[f"up_{card_name(c)}"] = b
+        self.bind(up=lambda *_: self._mark(grid))
+        self._mark(grid)
 
-        for reason in self.reasons:
-            b = Big(text=reason, font_size="18sp")
-            b.bind(on_release=lambda _b, r=reason: self.choose(r))
-            grid.add_widget(b)
+    def _mark(self, grid: Any) -> None:
+        from engine.cards import parse_card
 
-    def choose(self, reason: str) -> None:
-        self.screen.reason_chosen(self.purpose, self.team, reason)
+        for b in grid.children:
+            b.chosen = b.card == self.up
+            b.text = theme.card_markup(parse_card(b.card), b.chosen)
+
+    def pick_up(self, name: str) -> None:
+        self.up = "" if self.up == name else name
+
+    def done(self) -> None:
         self.dismiss()
+        self.screen.set_bidding(self.round or None, self.up or None)
 
 
-class QuickScreen(Screen):
-    """The quick-entry form; an impossible entry is refused next to the field that is wrong."""
+class QuickScreen(KioskScreen):
+    """The quick-entry form; a refusal is said in the strip and its field outlined, never in the way."""
 
     entry = ObjectProperty(Entry())
-    notes = DictProperty({"bidding": "", "points": "", "melds": "", "general": ""})
-    meld_texts = DictProperty({s: "" for s in SEAT_NAMES})
+    faulty = DictProperty({})  # field -> True: the fields the message is about
     correcting = NumericProperty(0)  # the hand number being corrected, else 0
     dealer = StringProperty("N")
+    players = DictProperty({s: "" for s in SEAT_NAMES})
+    complete = BooleanProperty(False)  # Done is offered only for a whole hand
 
     def on_kv_post(self, base: Any) -> None:
         for s in SEAT_NAMES:
             self.ids[f"melds_{s}"] = self.ids[f"meldrow_{s}"].ids.chips
 
-    def enter(self, root: Any, correct: int = 0, record: dict[str, Any] | None = None, maker: str | None = None,
-              passed_out: bool = False, **options: Any) -> None:  # fmt: skip
-        self.root_ = root
+    def show(self, correct: int = 0, record: dict[str, Any] | None = None, maker: str | None = None,
+             passed_out: bool = False, **options: Any) -> None:  # fmt: skip
         self.correcting = correct
-        g = root.game
+        g = self.game
+        self.players = {s: (g.players.get(s, "") if g else "") for s in SEAT_NAMES}
         if correct:
             self.entry = entry_from_record(record or {})
             self.dealer = (record or {}).get("dealer", "N")
         else:
             self.entry = entry_from_record(g.draft) if g and g.draft else Entry()
             self.dealer = SEAT_NAMES[g.dealer] if g else "N"
-        self.notes = {k: "" for k in self.notes}
-        self._done_id = action_id()
+        self.faulty = {}
+        self._done_id = new_action_id()
         self._show()
         if maker:
             self.set_maker(maker)
@@ -134,7 +141,12 @@ class QuickScreen(Screen):
         self._show()
 
     def key(self, key: str) -> None:
-        self.entry = self.entry.press(key)  # digits are not saved one by one: "1" on the way to "10"
+        entry = self.entry.press(key)  # digits are not saved one by one: "1" on the way to "10"
+        if entry.points and int(entry.points) > POINTS_IN_HAND:
+            self._say(f"At most {POINTS_IN_HAND} points in a hand: {entry.points} is too many", {"points": True})
+            return
+        self.entry = entry
+        self._say("", {})
         self._show()
 
     def open_melds(self, seat: str, index: int = -1) -> None:
@@ -148,7 +160,7 @@ class QuickScreen(Screen):
 
     def put_meld(self, seat: str, index: int, chip: MeldChip) -> None:
         if not chip.valid:
-            self.notes = {**self.notes, "melds": f"no {chip.kind} runs below the 9"}
+            self._say(f"No {chip.kind} runs below the 9: pick a higher top card", {"melds": True})
             return
         entry = self.entry.with_meld(seat, chip) if index < 0 else self.entry.replace_meld(seat, index, chip)
         self._change(entry)
@@ -159,32 +171,40 @@ class QuickScreen(Screen):
     def set_bell(self, seat: str) -> None:
         self._change(replace(self.entry, bell=None if self.entry.bell == seat else seat))
 
-    def renege(self) -> None:
-        ReasonPicker(title="Renege by which team?", reasons=list(RENEGE_REASONS), teams=["NS", "EW"], team="NS",
-                     screen=self, purpose="renege").open()  # fmt: skip
+    def bidding(self) -> None:
+        BiddingPicker(screen=self, round=self.entry.round or 0, up=self.entry.up or "").open()
 
-    def reason_chosen(self, purpose: str, team: str, reason: str) -> None:
-        if purpose == "renege":
-            self._change(replace(self.entry, renege={"by": team, "reason": reason}))
-        else:
-            self._save_correction(reason)
+    def set_bidding(self, rnd: int | None, up: str | None) -> None:
+        self._change(replace(self.entry, round=rnd, up=up))
+
+    def renege(self) -> None:
+        RenegePicker(screen=self, names=dict(self.players), has_renege=bool(self.entry.renege)).open()
+
+    def renege_chosen(self, renege: dict[str, str] | None) -> None:
+        self._change(replace(self.entry, renege=renege))
+
+    def reason_chosen(self, purpose: str, reason: str) -> None:
+        self._save_correction(reason)
 
     def cancel(self) -> None:
         if self.correcting:
             self.root_.show("owner")
             return
-        g = self.root_.game
+        g = self.game
         if g is not None and g.draft:
-            self.root_.act(self.root_.table.discard_draft, g.id, action_id=action_id())
+            self.act(self.table.discard_draft, g.id)
         self.root_.show("sheet")
 
     def done(self) -> None:
+        if not self.entry.complete:
+            self._say(self._missing(), {})
+            return
         record = self.entry.record(self.dealer)
         if self.correcting:
             ReasonPicker(title=f"Why correct hand {self.correcting}?", reasons=list(CORRECTION_REASONS),
                          screen=self, purpose="correct").open()  # fmt: skip
             return
-        table, g = self.root_.table, self.root_.game
+        table, g = self.table, self.game
         self.root_.table_quiet(table.save_draft, g.id, record)  # "Change" on the summary comes back to this
         state, problems = self.root_.act(table.enter_hand, g.id, record, action_id=self._done_id)
         if state is None:
@@ -194,10 +214,8 @@ class QuickScreen(Screen):
 
     def _save_correction(self, reason: str) -> None:
         record = self.entry.record(self.dealer)
-        state, problems = self.root_.act(
-            self.root_.table.correct, self.root_.game_id, self.correcting, record, reason, self.root_.owner_pin,
-            action_id=self._done_id,
-        )  # fmt: skip
+        state, problems = self.root_.act(self.table.correct, self.root_.game_id, self.correcting, record, reason,
+                                         self.root_.owner_pin, action_id=self._done_id)  # fmt: skip
         if state is None:
             self._refused(problems)
             return
@@ -205,121 +223,79 @@ class QuickScreen(Screen):
 
     # ---- showing ------------------------------------------------------------------------------------
 
+    def _missing(self) -> str:
+        e = self.entry
+        if e.maker is None:
+            return "Tap who said play (or Passed out)"
+        if e.trump is None:
+            return "Pick the trump suit"
+        return "Type one team's points"
+
+    def _say(self, message: str, faulty: dict[str, bool]) -> None:
+        self.message = message
+        self.faulty = faulty
+        self._show()
+
     def _change(self, entry: Entry) -> None:
         self.entry = entry
-        self.notes = {k: "" for k in self.notes}
+        self.message = ""
+        self.faulty = {}
         self._show()
-        if not self.correcting and self.root_.game is not None:
+        if not self.correcting and self.game is not None:
             # Keep the hand so far: a restart resumes it. A half-made entry the engine cannot
             # take yet is simply not kept until it can be.
-            self.root_.table_quiet(self.root_.table.save_draft, self.root_.game_id, entry.record(self.dealer))
+            self.root_.table_quiet(self.table.save_draft, self.root_.game_id, entry.record(self.dealer))
 
     def _refused(self, problems: list[str]) -> None:
-        notes = {k: "" for k in self.notes}
-        for line in problems:
-            where, text = split_problem(line)
-            notes[where] = (notes[where] + "\n" if notes[where] else "") + text
-        self.notes = notes
+        said = [plain(line) for line in problems]
+        words = list(dict.fromkeys(text for _, text in said))  # the same words once
+        self._say(words[0] if words else "", {where: True for where, _ in said})  # one message: the strip never grows
 
     def _show(self) -> None:
         e = self.entry
-        self.meld_texts = {
-            s: "  ".join(f"{c.words()}" for c in e.melds.get(s, ())) + ("  bell" if e.bell == s else "")
-            for s in SEAT_NAMES
-        }
+        self.complete = e.complete
         self.ids.points_mine.text = f"{e.points_team} {e.points or '–'}"
         other = "EW" if e.points_team == "NS" else "NS"
-        self.ids.points_other.text = f"{other} {e.other_points()} (162 − {e.points_team})"
+        self.ids.points_other.text = f"{other} {e.other_points()}"
         for s in SEAT_NAMES:
             self.ids[f"maker_{s}"].chosen = e.maker == s
+            self.ids[f"maker_{s}"].faulty = bool(self.faulty.get("maker"))
             row = self.ids[f"melds_{s}"]
             row.clear_widgets()
-            from kiosk.ui.widgets import Big
-
             for i, chip in enumerate(e.melds.get(s, ())):
                 suit = theme.suit_markup(chip.suit) if chip.kind != "four" else ""
-                b = Big(text=f"{chip.words()} {suit} · {chip.points}", font_size="16sp")
+                b = Big(text=f"{chip.words()}{suit} · {chip.points}", font_size=theme.small(),
+                        faulty=bool(self.faulty.get("melds")))  # fmt: skip
                 b.bind(on_release=lambda _b, seat=s, index=i: self.open_melds(seat, index))
                 row.add_widget(b)
             if e.bell == s:
-                b = Big(text="bell", font_size="16sp", chosen=True)
+                b = Big(text="bell · 20", font_size=theme.small(), chosen=True)
                 b.bind(on_release=lambda _b, seat=s: self.set_bell(seat))
                 row.add_widget(b)
         for i, suit in enumerate(SUIT_NAMES):
-            self.ids[f"trump_{suit}"].chosen = e.trump == suit
-            self.ids[f"trump_{suit}"].text = theme.suit_markup(i)  # the shape says it; words would not fit
+            button = self.ids[f"trump_{suit}"]
+            button.chosen = e.trump == suit
+            button.faulty = bool(self.faulty.get("trump"))
+            button.text = theme.suit_markup(i, button.chosen)  # the shape says it; words would not fit
         self.ids.passed_out.chosen = e.passed_out
         self.ids.points_NS.chosen = e.points_team == "NS"
         self.ids.points_EW.chosen = e.points_team == "EW"
-        self.ids.renege.text = f"Renege: {e.renege['by']}" if e.renege else "Renege…"
+        self.ids.points_box.faulty = bool(self.faulty.get("points"))
+        self.ids.more.faulty = bool(self.faulty.get("bidding"))
+        self.ids.more.text = _bidding_words(e)
+        self.ids.more.chosen = bool(e.round or e.up)
+        self.ids.renege.text = f"Renege {e.renege['by']}" if e.renege else "Renege…"
         self.ids.renege.chosen = bool(e.renege)
-        self.ids.done.text = "Save correction ▶" if self.correcting else "Done ▶"
+        self.ids.renege.faulty = bool(self.faulty.get("renege"))
+        self.ids.done.text = "Save ▶" if self.correcting else "Done ▶"
 
 
-class SummaryScreen(Screen):
-    """The entered hand in words and numbers, for the other team to confirm."""
+def _bidding_words(e: Entry) -> str:
+    from engine.cards import parse_card
 
-    headline = StringProperty("")
-    detail = StringProperty("")
-    confirmer = StringProperty("")
-    ns = StringProperty("")
-    ew = StringProperty("")
-    notes = StringProperty("")
-
-    def enter(self, root: Any, **options: Any) -> None:
-        self.root_ = root
-        self.notes = ""
-        self._confirm_id = action_id()
-        g = root.game
-        if g is None or g.pending is None:
-            self.headline, self.detail, self.confirmer = "No hand is waiting.", "", ""
-            return
-        from engine.scoring import score_hand
-
-        s = score_hand(g.pending.hand, g.rules)
-        self.ns, self.ew = str(s.score[0]), str(s.score[1])
-        self.headline, self.detail = describe(g.pending.hand, s)
-        self.confirmer = ("EW" if g.pending.by == "NS" else "NS") if g.pending.by else ""
-
-    def confirm(self) -> None:
-        g = self.root_.game
-        by = self.confirmer or None
-        state, problems = self.root_.act(self.root_.table.confirm, g.id, by=by, action_id=self._confirm_id)
-        if state is None:
-            self.notes = "\n".join(problems)
-            return
-        self.root_.show("over" if state.status != "open" else "sheet")
-
-    def change(self) -> None:
-        state, problems = self.root_.act(self.root_.table.undo, self.root_.game_id, action_id=action_id())
-        if state is None:
-            self.notes = "\n".join(problems)
-            return
-        self.root_.show("quick")
-
-
-def describe(hand: Any, s: Any) -> tuple[str, str]:
-    """A hand's result in the table's words: the headline and the details."""
-    team = {0: "NS", 1: "EW", None: ""}
-    if s.passed_out:
-        return "Passed out: nothing scored.", f"Next dealer {SEAT_NAMES[s.next_dealer]}."
-    if s.misdeal:
-        return "Misdeal: the same dealer deals again.", ""
-    lines = []
-    if s.meld_winner is not None:
-        lines.append(f"melds {team[s.meld_winner]} {s.melds[s.meld_winner]}")
-    elif any(hand.melds):
-        lines.append("melds: equal sequences, neither team scores them")
-    if any(s.bell):
-        lines.append(f"bell {'NS' if s.bell[0] else 'EW'} 20")
-    lines.append(f"check {s.in_play}")
-    lines.append(f"next dealer {SEAT_NAMES[s.next_dealer]}")
-    if s.void:
-        return "Both teams reneged: nothing scored, the same dealer deals again.", " · ".join(lines)
-    if s.renege is not None:
-        by = team[s.renege.team]
-        return f"Renege by {by} ({escape_markup(s.renege.reason)}): {by} scores 0.", " · ".join(lines)
-    trump = f"{theme.suit_markup(hand.trump)}" if hand.trump is not None else ""
-    maker = SEAT_NAMES[hand.maker] if hand.maker is not None else ""
-    verdict = f"set (XX): {team[s.makers]} score 0" if s.set else "made it"
-    return f"{maker} named {trump}: {team[s.makers]} {verdict}.", " · ".join(lines)
+    if not (e.round or e.up):
+        return "Up card…"
+    parts = [f"round {e.round}"] if e.round else []
+    if e.up:
+        parts.append("up " + theme.card_markup(parse_card(e.up), True))
+    return " · ".join(parts)

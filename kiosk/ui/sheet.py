@@ -4,73 +4,72 @@ from __future__ import annotations
 
 from typing import Any
 
-from kivy.properties import BooleanProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.screenmanager import Screen
 
 from engine.seats import seat_name
-from kiosk.ui.app import action_id
+from kiosk.ui.base import KioskScreen
+from kiosk.ui.sheet_lines import sheet_lines
 
 
 class SheetLine(BoxLayout):
     """One hand on the sheet."""
 
     number = StringProperty("")
-    head = StringProperty("")  # the hand's number and dealer: one text, so one property to set
+    head = StringProperty("")  # the hand's number, a correction's mark, the dealer
     ns = StringProperty("")
     ew = StringProperty("")
-    tail = StringProperty("")  # the check column and the notes
+    check = StringProperty("")
+    note = StringProperty("")
+    lines = NumericProperty(1)
+    corrected = BooleanProperty(False)
 
 
-def _cell(s: Any, team: int) -> str:
-    """A team's cell: its score, or its mark (XX set, - zero)."""
-    if s.passed_out or s.void or s.misdeal:
-        return "0"
-    return s.marks[team] or str(s.score[team])
+def scroll_to_end(rows: Any) -> None:
+    """The newest hand in view: the bottom of the sheet once it is longer than its box (the rows
+    stay at the top while they fit)."""
+    from kivy.clock import Clock
+
+    def scroll(*_: Any) -> None:
+        rows.scroll_y = 0 if rows.children and rows.children[0].height > rows.height else 1
+
+    scroll()
+    Clock.schedule_once(scroll, 0)  # again once the new rows are laid out
 
 
-def sheet_lines(state: Any) -> list[dict[str, str]]:
-    """The sheet's rows as the screen shows them."""
-    lines = []
-    for row in state.sheet.rows:
-        s = row.score
-        note = "passed out" if s.passed_out else "misdeal" if s.misdeal else "void: both reneged" if s.void else ""
-        if s.renege is not None and not s.void:
-            note = f"renege {'NS' if s.renege.team == 0 else 'EW'}"
-        if row.rules_dealer is not None and row.rules_dealer != row.dealer:
-            note = (note + " · " if note else "") + "deal moved"
-        lines.append({
-            "number": str(row.number), "head": f"{row.number}  {seat_name(row.dealer)}",
-            "ns": _cell(s, 0), "ew": _cell(s, 1), "tail": f"{s.in_play}   {note}".rstrip(),
-        })  # fmt: skip
-    return lines
+def with_heights(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row as tall as its notes need (the rows' layout reads ``height`` from the data)."""
+    from kiosk.ui import theme
+
+    return [{**line, "height": max(theme.line(theme.large()), theme.line(theme.small(), line["lines"]))}
+            for line in lines]  # fmt: skip
 
 
-class SheetScreen(Screen):
+class SheetScreen(KioskScreen):
     """Home: the sheet and what the table can do next."""
 
     status = StringProperty("")
     pending = BooleanProperty(False)
     drafting = BooleanProperty(False)
-    notes = StringProperty("")
+    players = DictProperty({s: "" for s in "NESW"})
+    named = BooleanProperty(False)  # the table gave players' names: the seat buttons show them
 
-    def enter(self, root: Any, **options: Any) -> None:
-        self.root_ = root
-        self.notes = ""
+    def show(self, **options: Any) -> None:
         self.update()
 
     def update(self) -> None:
-        g = self.root_.game
+        g = self.game
         if g is None:
             return
         rows = self.ids.rows
-        lines = sheet_lines(g)
+        lines = with_heights(sheet_lines(g))
         if len(lines) > len(rows.data) and lines[: len(rows.data)] == list(rows.data):
             rows.data.extend(lines[len(rows.data) :])  # only the new hand is laid out and drawn
         elif lines != list(rows.data):
             rows.data = lines
-        # The newest hand stays in view: scroll to the bottom once the sheet is longer than the screen.
-        rows.scroll_y = 0 if len(rows.data) * 44 > rows.height else 1
+        scroll_to_end(rows)
+        self.players = {s: g.players.get(s, "") for s in "NESW"}
+        self.named = any(self.players.values())
         self.pending = g.pending is not None
         self.drafting = bool(g.draft)
         if g.pending is not None:
@@ -82,7 +81,7 @@ class SheetScreen(Screen):
 
     def enter_hand(self, maker: str | None) -> None:
         """Quick entry, starting with who said play (one tap for two); or the hand in hand."""
-        g = self.root_.game
+        g = self.game
         if g.pending:
             self.root_.show("summary")
         elif maker is None and not g.draft:
@@ -94,14 +93,13 @@ class SheetScreen(Screen):
         self.root_.show("cards")
 
     def undo(self) -> None:
-        self._do(self.root_.table.undo)
+        self._do(self.table.undo)
 
     def deal(self, step: str) -> None:
-        self._do(self.root_.table.move_deal, step)
+        self._do(self.table.move_deal, step)
 
     def _do(self, fn: Any, *args: Any) -> None:
-        state, problems = self.root_.act(fn, self.root_.game_id, *args, action_id=action_id())
-        self.notes = "\n".join(problems)
+        state = self.act(fn, self.root_.game_id, *args)
         if state is not None and state.status != "open":
             self.root_.show("over")
             return

@@ -4,53 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from kivy.properties import DictProperty, ListProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.gridlayout import GridLayout
-from kivy.uix.screenmanager import Screen
+from kivy.properties import DictProperty, ListProperty, StringProperty
 from kivy.utils import escape_markup
 
 from engine.cards import card_symbol
 from engine.rules import PRESETS
-from kiosk.ui.app import action_id
-from kiosk.ui.widgets import Big
+from kiosk.events import new_action_id
+from kiosk.ui.base import KioskScreen
 
 FIELDS = ("NS", "EW", "N", "E", "S", "W")
-LETTERS = ["QWERTYUIOP", "ASDFGHJKL'", "ZXCVBNM-&."]
 MAX_NAME = 20
 
 
-class Key(Big):
-    """One key of the on-screen keyboard."""
-
-    screen = ObjectProperty(None)
-
-    def on_release(self) -> None:
-        self.screen.type(self.text)
-
-
-class Keyboard(GridLayout):
-    """Letters for names, on the screen: never the system keyboard."""
-
-    screen = ObjectProperty(None)
-
-    def on_screen(self, _w: Any, screen: Any) -> None:
-        self.clear_widgets()
-        for letters in LETTERS:
-            row = BoxLayout(spacing=4)
-            for k in letters:
-                row.add_widget(Key(text=k, screen=screen))
-            self.add_widget(row)
-        row = BoxLayout(spacing=4)
-        for label, fn in (("space", lambda *_: screen.type("space")), ("⌫", lambda *_: screen.type("⌫")),
-                          ("next field", lambda *_: screen.next_field())):  # fmt: skip
-            b = Big(text=label)
-            b.bind(on_release=fn)
-            row.add_widget(b)
-        self.add_widget(row)
-
-
-class StartScreen(Screen):
+class StartScreen(KioskScreen):
     """Resume, or new game: names on the on-screen keyboard, rules, who deals first."""
 
     step = StringProperty("home")  # home, names, deal, draw
@@ -58,16 +24,15 @@ class StartScreen(Screen):
     editing = StringProperty("NS")
     rules = StringProperty("evansville")
     resume_text = StringProperty("")
-    notes = StringProperty("")
     draw_lines = ListProperty([])
     shift = StringProperty("upper")
 
     def on_step(self, _w: Any, step: str) -> None:
         self.ids.steps.current = step
 
-    def enter(self, root: Any, **options: Any) -> None:
-        self.root_ = root
-        self.notes = root.notice
+    def show(self, setup: bool = False, **options: Any) -> None:
+        root = self.root_
+        self.message = root.notice
         open_game = root.table.open_game()
         if open_game is not None:
             t = open_game.sheet.totals
@@ -75,9 +40,11 @@ class StartScreen(Screen):
             self.resume_text = f"Resume: {ns} {t[0]} – {t[1]} {ew}"
         else:
             self.resume_text = ""
-        self.rules = root.table.store.setting("rules_for_new_games") or "evansville"
+        self.rules = root.table.kiosk_setting("rules_for_new_games", "evansville")
         self.step = "home"
-        self._start_id = action_id()
+        self._start_id = new_action_id()
+        if setup:
+            self.new_game()
 
     def resume(self) -> None:
         g = self.root_.table.open_game()
@@ -88,7 +55,7 @@ class StartScreen(Screen):
     def new_game(self) -> None:
         self.names = {f: "" for f in FIELDS}
         self.editing = "NS"
-        self.notes = ""
+        self.message = ""
         self.step = "names"
 
     def type(self, key: str) -> None:
@@ -108,10 +75,10 @@ class StartScreen(Screen):
     def to_deal(self) -> None:
         missing = [t for t in ("NS", "EW") if not self.names[t].strip()]
         if missing:
-            self.notes = f"Give team {missing[0]} a name."
+            self.message = f"Give team {missing[0]} a name."
             self.editing = missing[0]
             return
-        self.notes = ""
+        self.message = ""
         self.step = "deal"
 
     def choose_rules(self, name: str) -> None:
@@ -120,13 +87,9 @@ class StartScreen(Screen):
 
     def start(self, first_dealer: str | None) -> None:
         players = {s: self.names[s] for s in "NESW" if self.names[s].strip()}
-        table = self.root_.table
-        state, problems = self.root_.act(
-            table.new_game, [self.names["NS"], self.names["EW"]], players or None, self.rules, first_dealer,
-            action_id=self._start_id,
-        )  # fmt: skip
+        state = self.act(self.table.new_game, [self.names["NS"], self.names["EW"]], players or None, self.rules,
+                         first_dealer, action_id=self._start_id)  # fmt: skip
         if state is None:
-            self.notes = "\n".join(problems)
             return
         self.root_.game_id = state.id
         if first_dealer is None and state.draw:

@@ -1,27 +1,41 @@
-"""The kiosk's building blocks: big buttons, the keypad, the header with totals and the deal."""
+"""The kiosk's building blocks: big buttons, the keypads, the message strip, the header."""
 
 from __future__ import annotations
 
-from kivy.properties import BooleanProperty, StringProperty
+from typing import Any
+
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 
+# The letter keys: a keyboard's rows where the panel is wide enough for ten keys of 9 mm, else
+# the alphabet eight to a row.
+QWERTY = ("QWERTYUIOP", "ASDFGHJKL'", "ZXCVBNM-&.")
+ALPHABET = ("ABCDEFGH", "IJKLMNOP", "QRSTUVWX", "YZ'-&.")
+
 
 class Big(Button):
-    """A button big enough to hit across a table; ``chosen`` lights it up."""
+    """A button big enough to hit across a table; ``chosen`` lights it up, ``faulty`` outlines it."""
 
     chosen = BooleanProperty(False)
+    faulty = BooleanProperty(False)
 
 
 class Panel(BoxLayout):
-    """A box with the panel background."""
+    """A box with the panel background; ``faulty`` outlines it (the field a message is about)."""
+
+    faulty = BooleanProperty(False)
 
 
 class Note(Label):
-    """A refusal, shown next to the thing that is wrong."""
+    """A refusal in words, where a screen has no message strip (the owner's menu)."""
+
+
+class Strip(Label):
+    """The message strip: always in the same place and of the same size, empty or not."""
 
 
 class Keypad(GridLayout):
@@ -36,24 +50,119 @@ class Keypad(GridLayout):
         pass
 
 
-class Compass(FloatLayout):
-    """The four seats as they sit at the table; the dealer's lit (as the seat lights are)."""
+class Keyboard(GridLayout):
+    """Letters on the screen, never the system keyboard; each key calls ``typist.type(key)``,
+    the last key ``typist.next_field()``."""
 
-    dealer = StringProperty("")
-    players = StringProperty("")  # unused names fall back to the seat letter
+    typist = ObjectProperty(None)
+    last_key = StringProperty("next field")
+
+    def on_typist(self, *_: Any) -> None:
+        self.build()
+
+    def on_last_key(self, *_: Any) -> None:
+        if self.typist is not None:
+            self.build()
+
+    def on_size(self, *_: Any) -> None:
+        wide = self.width >= 10 * _target_px() + 40
+        if getattr(self, "_wide", None) != wide and self.typist is not None:
+            self.build()
+
+    def build(self) -> None:
+        self.clear_widgets()
+        self._wide = self.width >= 10 * _target_px() + 40
+        typist = self.typist
+        for letters in QWERTY if self._wide else ALPHABET:
+            row = BoxLayout(spacing=4)
+            for k in letters:
+                key = Big(text=k)
+                key.bind(on_release=lambda b: typist.type(b.text))
+                row.add_widget(key)
+            self.add_widget(row)
+        row = BoxLayout(spacing=4)
+        for label, fn in (("space", lambda *_: typist.type("space")), ("⌫", lambda *_: typist.type("⌫")),
+                          (self.last_key, lambda *_: typist.next_field())):  # fmt: skip
+            b = Big(text=label)
+            b.bind(on_release=fn)
+            row.add_widget(b)
+        self.add_widget(row)
+
+
+def _target_px() -> float:
+    from kiosk.ui import theme
+
+    return theme.target()
+
+
+class Badge(FloatLayout):
+    """The dealer at a glance ("N deals", the player's name under it); with no GPIO, the seat
+    lights drawn on its edges as a compass (N at the top, as the table sits)."""
+
+    said = StringProperty("")
+    name = StringProperty("")
+    lights = StringProperty("")
+    show_lights = BooleanProperty(False)
+    row = BooleanProperty(False)  # the name beside "N deals" rather than under it
 
 
 class Header(BoxLayout):
-    """Always on top: team names and totals, whose deal it is, the trump of the hand in progress."""
+    """Always on top: team names and totals, the dealer's badge, the trump of the hand in progress."""
 
     ns_name = StringProperty("NS")
     ew_name = StringProperty("EW")
     ns_total = StringProperty("0")
     ew_total = StringProperty("0")
-    dealer = StringProperty("")
+    dealer = StringProperty("")  # the dealer's seat letter
+    badge = StringProperty("")  # "N deals"
+    dealer_name = StringProperty("")  # the dealer's name, when the table gave the players' names
     trump = StringProperty("")
     show_lights = BooleanProperty(False)  # with no GPIO: the four seat lights drawn on screen
+    height: float  # Kivy's; said here for the type checker
     lights = StringProperty("")  # the seats lit, e.g. "E"
+    portrait = BooleanProperty(False)
+    full_height = NumericProperty(0)  # its height while a game is open (none on the start screen)
+
+    def arrange(self, portrait: bool) -> None:
+        """Lays the header out for the panel's orientation (see the rule in common.kv)."""
+        from kiosk.ui import theme
+
+        ids = self.ids
+        centre = ids.centre
+        if portrait == (centre.parent is ids.lower):
+            return
+        self.portrait = portrait
+        centre.parent.remove_widget(centre)
+        if portrait:
+            ids.lower.add_widget(centre)
+            centre.size_hint_x = 1
+            ids.lower.height = theme.line(theme.body()) + theme.mm(2)
+            ids.dealer_badge.row = True
+            for side, names in ((ids.ns_side, ids.ns_names), (ids.ew_side, ids.ew_names)):
+                side.orientation = "vertical"
+                side.remove_widget(names)
+                side.add_widget(names, index=len(side.children))  # the names above the total
+                names.orientation, names.size_hint_y, names.height = "horizontal", None, theme.line(theme.small())
+            ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = 1
+            for team in (ids.ns_team, ids.ew_team):
+                team.size_hint_x, team.width = None, theme.mm(9)
+            self.full_height = theme.line(theme.total()) + theme.line(theme.small()) + ids.lower.height
+        else:
+            ids.scores.add_widget(centre, index=1)
+            centre.size_hint_x = None
+            ids.lower.height = 0
+            ids.dealer_badge.row = False
+            for side, names, first in ((ids.ns_side, ids.ns_names, True), (ids.ew_side, ids.ew_names, False)):
+                side.orientation = "horizontal"
+                side.remove_widget(names)
+                side.add_widget(names, index=len(side.children) if first else 0)
+                names.orientation, names.size_hint_y = "vertical", 1
+            ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = None
+            for team in (ids.ns_team, ids.ew_team):
+                team.size_hint_x = 1
+            self.full_height = theme.line(theme.total())
+        if self.height:
+            self.height = self.full_height
 
     def set_lights(self, lit: dict[str, bool]) -> None:
         self.lights = "".join(s for s in "NESW" if lit.get(s))

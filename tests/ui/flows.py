@@ -44,6 +44,6 @@ def quick_hand(k: Kiosk, maker: str, trump: str, points: str, team: str | None =
         k.tap(f"team_{renege[0]}")
         k.tap_exact(renege[1])
     k.tap("done")
-    assert k.root.manager.current == "summary", k.screen.notes
+    assert k.root.manager.current == "summary", k.screen.message
     if confirm:
         k.tap("confirm")

@@ -13,6 +13,7 @@ from kivy.tests.common import UnitTestTouch
 
 from kiosk.store import open_store
 from kiosk.table import Table
+from kiosk.ui import theme
 from kiosk.ui.app import KioskRoot, load_style
 
 LANDSCAPE = (800, 480)
@@ -24,6 +25,7 @@ class Kiosk:
 
     def __init__(self, db: Path, size: tuple[int, int] = LANDSCAPE, notice: str | None = None) -> None:
         EventLoop.ensure_window()
+        theme.set_panel(theme.panel_px_per_mm(*size))  # the screens are built for this panel
         load_style()
         self.db = db
         self.store, report = open_store(db, db.parent / "backups")

@@ -1,6 +1,9 @@
-"""Walks through every screen and saves a screenshot of each (``python -m tests.ui.shoot WxH DIR``).
+"""Walks through every screen and saves a screenshot of each (``python -m tests.ui.shoot WxH DIR``),
+or checks each for readability (``python -m tests.ui.shoot WxH --check``: prints every problem,
+exit status 1 if there is any).
 
-Run in a process of its own per panel size: Kivy's window takes its size when it is created.
+Run in a process of its own per panel size: Kivy's window takes its size when it is created (so
+nothing here imports Kivy before ``configure``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,10 @@ from pathlib import Path
 from tests.records import RENEGE
 from tests.ui.flows import quick_hand
 
+# Trump hearts, S leading: S wins trick 1 with the King (the only heart) and leads the Queen to
+# trick 2, which completes S's bell.
+BELL = ["KH", "AC", "AD", "AS", "QH"]
+
 
 def every_screen(kiosk, size, shoot):
     """Walks through every screen, calling ``shoot(name)`` on each."""
@@ -22,6 +29,9 @@ def every_screen(kiosk, size, shoot):
     shoot("02-start-names")
     kiosk.tap("field_EW")
     for ch in "MACKEYS":
+        kiosk.tap_exact(ch)
+    kiosk.tap("field_N")
+    for ch in "RON":
         kiosk.tap_exact(ch)
     kiosk.tap("to_deal")
     shoot("03-start-first-dealer")
@@ -40,6 +50,20 @@ def every_screen(kiosk, size, shoot):
     shoot("06-meld-picker")
     kiosk.tap_exact("fifty (4)")
     shoot("07-quick-entry")
+    kiosk.tap_exact("0")  # 900: the keypad refuses it
+    shoot("07b-quick-entry-too-many")
+    kiosk.tap("renege")
+    shoot("07c-renege-dialog")
+    kiosk.tap("renege_cancel")
+    kiosk.tap("more")
+    shoot("07d-round-and-up-card")
+    kiosk.tap("bidding_done")
+    kiosk.tap(kiosk.widget("meldrow_W").ids.add)
+    kiosk.tap_exact("fifty (4)")  # the same cards as E's fifty: refused
+    kiosk.tap("done")
+    shoot("07e-quick-entry-error")
+    kiosk.tap(kiosk.widget("melds_W").children[0])
+    kiosk.tap("remove")
     kiosk.tap("done")
     shoot("08-summary")
     kiosk.tap("change")
@@ -54,12 +78,26 @@ def every_screen(kiosk, size, shoot):
     shoot("10-renege-question")
     kiosk.tap("yes")
     kiosk.tap("done")
+    shoot("10b-summary-renege")
     kiosk.tap("confirm")
     kiosk.tap("replay")
     kiosk.tap("next_trick")
     kiosk.tap("next_trick")
     shoot("11-replay")
     kiosk.tap("back")
+    kiosk.tap("card_by_card")  # E deals: S leads
+    kiosk.tap("maker_E")
+    kiosk.tap("trump_H")
+    kiosk.tap("melds")
+    kiosk.tap(kiosk.widget("meldrow_S").ids.add)
+    kiosk.tap_exact("9")  # S's four nines, announced before trick 1
+    shoot("11a-card-by-card-melds")
+    kiosk.tap("melds_done")
+    for name in BELL:
+        kiosk.tap(f"card_{name}")
+    shoot("11b-bell")
+    kiosk.tap("bell_ok")
+    kiosk.tap("cancel")
     kiosk.table.set_pin("246813")
     kiosk.tap("owner")
     for _ in range(3):
@@ -95,6 +133,21 @@ def main() -> None:
     configure(Display(width, height, headless=True, maxfps=0), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
     from tests.ui.harness import Kiosk
 
+    if sys.argv[2] == "--check":
+        from tests.ui.readability import problems
+
+        found: list[str] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height))
+
+            def look(name: str) -> None:
+                kiosk.frames(3)
+                found.extend(problems(name))
+
+            every_screen(kiosk, (width, height), look)
+            kiosk.close()
+        print("\n".join(found) if found else "no problems", flush=True)
+        sys.exit(1 if found else 0)
     with tempfile.TemporaryDirectory() as tmp:
         kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height))
         every_screen(kiosk, (width, height), lambda name: kiosk.screenshot(out / f"{name}.png"))

@@ -12,8 +12,11 @@ from tests.helpers import ROOT
 from tests.ui.conftest import SCREENSHOTS
 
 NAMES = ["01-start", "02-start-names", "03-start-first-dealer", "04-jack-draw", "05-sheet", "06-meld-picker",
-         "07-quick-entry", "08-summary", "09-card-by-card", "10-renege-question", "11-replay", "12-owner-pin",
-         "12-owner-pin-locked", "13-owner-menu", "14-owner-settings", "15-game-over"]  # fmt: skip
+         "07-quick-entry", "07b-quick-entry-too-many", "07c-renege-dialog", "07d-round-and-up-card",
+         "07e-quick-entry-error", "08-summary", "09-card-by-card", "10-renege-question", "10b-summary-renege",
+         "11-replay", "11a-card-by-card-melds", "11b-bell", "12-owner-pin",
+         "12-owner-pin-locked", "13-owner-menu", "14-owner-settings",
+         "15-game-over"]  # fmt: skip
 
 
 @pytest.mark.parametrize("size", [(800, 480), (720, 1280)], ids=["800x480", "720x1280"])
