@@ -467,6 +467,10 @@ class Table:
         "dim_after": ("60", "300", "900", "0"),
     }  # fmt: skip
 
+    def close(self, fold_log: bool = False) -> None:
+        """Closes the database; ``fold_log`` at the kiosk's clean exit (see ``Store.close``)."""
+        self.store.close(fold_log=fold_log)
+
     def kiosk_setting(self, key: str, default: str) -> str:
         """One of the kiosk's settings as stored by the owner's menu, else ``default``."""
         return self.store.setting(key) or default

@@ -59,7 +59,10 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
     except StoreError as e:
         notice = str(e)
         log.warning("%s", e)
-    stored = table.store.setting if table is not None else None
+
+    def stored(key: str) -> str | None:  # the owner's choice on the screen, which wins over the file
+        return table.kiosk_setting(key, "") or None if table is not None else None
+
     display = display_of(cfg, stored, rotation=rotation, headless=headless)
     from kiosk.ui.boot import configure
 
@@ -67,7 +70,7 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
     from kiosk.share import base_url
     from kiosk.ui.app import KioskApp
 
-    dim_after = int((stored("dim_after") if stored else None) or cfg.dim_after)
+    dim_after = int(stored("dim_after") or cfg.dim_after)
     app: Any = KioskApp(
         table, notice, dim_after=dim_after, backup_dir=cfg.backup_dir, backups_keep=cfg.backups_keep,
         exit_at_first_frame=exit_at_first_frame, gpio=cfg.gpio, state_dir=cfg.db.parent,
@@ -79,7 +82,7 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
         app.run()
     finally:
         if app.table is not None:
-            app.table.store.close(fold_log=True)
+            app.table.close(fold_log=True)
     action: str | None = app.exit_action
     return action
 

@@ -92,7 +92,7 @@ class NoticePopup(ModalView):
         self.ids = {"notice_body": self.body, "notice_note": self.note, "notice_ack": self.ack}
 
     def to_owner(self) -> None:
-        self.dismiss()
+        self.dismiss(animation=False)  # the PIN pad must be there to tap at once
         self.banner.root_.show("owner")
 
     def acknowledge(self) -> None:
@@ -119,7 +119,9 @@ class WaitingRoot(BoxLayout):
                               size_hint_y=None, height=theme.line(theme.large(), 2)))  # fmt: skip
         self.message = _text(message, font_size=theme.body(), color=theme.ERROR, valign="top")
         self.add_widget(self.message)
-        self.status = _text("", font_size=theme.small(), color=theme.MUTED, size_hint_y=None, height=theme.line(theme.small()))
+        self.status = _text(
+            "", font_size=theme.small(), color=theme.MUTED, size_hint_y=None, height=theme.line(theme.small())
+        )
         self.add_widget(self.status)
         again = Big(text="Try again now", size_hint_y=None, height=theme.target())
         again.bind(on_release=lambda *_: self.try_again())
