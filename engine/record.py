@@ -108,6 +108,11 @@ class _Problems:
     def add(self, where: str, why: str) -> None:
         self.found.append(Problem(where, why))
 
+    def unknown_fields(self, obj: dict[str, Any], known: tuple[str, ...]) -> None:
+        for k in obj:
+            if k not in known:
+                self.add(str(k), f"unknown field (known: {', '.join(known)})")
+
 
 class LongNumber(str):
     """A number too long for any field, kept as its digits so the refusal can say where it stood."""
@@ -317,9 +322,7 @@ def read_hand(obj: Any, *, in_game: bool = False, rules: Rules | None = None, co
     if not isinstance(obj, dict):
         raise InvalidRecordError("a hand record is a JSON object", "record")
     p = _Problems()
-    for k in obj:
-        if k not in HAND_FIELDS:
-            p.add(str(k), f"unknown field (known: {', '.join(HAND_FIELDS)})")
+    p.unknown_fields(obj, HAND_FIELDS)
     if in_game:
         for k in ("format", "rules"):
             if k in obj:
@@ -360,9 +363,7 @@ def read_game(obj: Any) -> GameRecord:
     if not isinstance(obj, dict):
         raise InvalidRecordError("a game record is a JSON object", "record")
     p = _Problems()
-    for k in obj:
-        if k not in GAME_FIELDS:
-            p.add(str(k), f"unknown field (known: {', '.join(GAME_FIELDS)})")
+    p.unknown_fields(obj, GAME_FIELDS)
     if obj.get("format") != GAME_FORMAT:
         p.add(
             "format",

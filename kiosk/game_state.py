@@ -157,18 +157,19 @@ class GameState:
         new.last_seq, new.updated_at = e.seq, e.at
         return new
 
-    def _require_open(self) -> None:
+    def _require_open(self, no_hand_waiting: bool = False) -> None:
+        """Refuses an action on a game that has ended (or, if asked, while a hand waits to be confirmed)."""
         if self.ended == ABANDONED:
             raise ActionRefused("this game was abandoned")
         if self.ended == FINISHED:
             raise ActionRefused("this game is finished")
         if self.sheet.over:
             raise ActionRefused("the game is over: start a new game")
+        if no_hand_waiting and self.pending is not None:
+            raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
 
     def _draft_saved(self, e: GameEvent) -> None:
-        self._require_open()
-        if self.pending is not None:
-            raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
+        self._require_open(no_hand_waiting=True)
         record = self._with_dealer(e.payload["record"])
         read_record(record, self.rules, complete=False)
         self.draft = record  # as entered so far: a half-made quick entry may name trump before the maker
@@ -179,9 +180,7 @@ class GameState:
         self.draft = None
 
     def _hand_entered(self, e: GameEvent) -> None:
-        self._require_open()
-        if self.pending is not None:
-            raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
+        self._require_open(no_hand_waiting=True)
         record, hand = read_record(self._with_dealer(e.payload["record"]), self.rules, complete=True)
         self.pending = SheetHand(record, hand, e, by=e.payload.get("by") or entering_team(hand))
         self.draft = None
@@ -212,9 +211,7 @@ class GameState:
             raise ActionRefused(f"that correction cannot stand: {err.problems[0].why}") from None
 
     def _deal_moved(self, e: GameEvent) -> None:
-        self._require_open()
-        if self.pending is not None:
-            raise ActionRefused("a hand is waiting to be confirmed: confirm it or undo it first")
+        self._require_open(no_hand_waiting=True)
         step = e.payload.get("step")
         if step not in (1, 2, 3, -1, -2, -3):
             raise ActionRefused("the deal moves one to three seats forward or back")

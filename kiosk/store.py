@@ -582,6 +582,19 @@ def open_reader(path: Path) -> Store:
         return Store(path, immutable=True)
 
 
+def _copy_into(source: Path, dest: Path) -> None:
+    """Copies a database file page by page with SQLite's backup API (sound even while it is in use)."""
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    try:
+        out = sqlite3.connect(dest)
+        try:
+            src.backup(out)
+        finally:
+            out.close()
+    finally:
+        src.close()
+
+
 def backups(folder: Path) -> list[Path]:
     """The backups in a folder, newest first."""
     if not folder.is_dir():
@@ -712,15 +725,7 @@ def _recover(path: Path, backup_dir: Path, damaged_dir: Path, why: str, replay: 
         if free_bytes(path.parent) < needed:
             raise OSError(errno.ENOSPC, f"{needed // 1024} KiB needed")
         if good is not None:
-            src = sqlite3.connect(f"file:{good}?mode=ro", uri=True)
-            try:
-                dst = sqlite3.connect(temp)
-                try:
-                    src.backup(dst)
-                finally:
-                    dst.close()
-            finally:
-                src.close()
+            _copy_into(good, temp)
         restored = Store(temp)
         try:
             reapplied = replay(restored, found.events) if replay and found and found.events else 0
@@ -791,15 +796,7 @@ def restore(path: Path, source: Path, damaged_dir: Path) -> Path | None:
         _remove(temp)
         if free_bytes(path.parent) < source.stat().st_size + MIN_FREE_AT_START:
             raise OSError(errno.ENOSPC, "no space left")
-        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-        try:
-            dest = sqlite3.connect(temp)
-            try:
-                src.backup(dest)
-            finally:
-                dest.close()
-        finally:
-            src.close()
+        _copy_into(source, temp)
         restored = Store(temp)
         try:
             taken = f"{source}" + (f"; the replaced database is kept at {target}" if _parts(path) else "")

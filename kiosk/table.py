@@ -189,8 +189,8 @@ class Table:
         action_id: str | None = None,
     ) -> GameState:
         """Starts a game; with no first dealer the kiosk deals for the Jacks."""
-        if action_id is not None and (hit := self.store.action(action_id)):
-            return self.game(hit[0])
+        if (done := self._done_already(action_id)) is not None:
+            return done
         event = self._started_event(self.store.next_game_id(), teams, players, rules, first_dealer, action_id)
         state = GameState(event)
         self.store.append(event, state.rows())
@@ -223,6 +223,12 @@ class Table:
 
     # ---- acting --------------------------------------------------------------------------------------
 
+    def _done_already(self, action_id: str | None) -> GameState | None:
+        """The game as it stands when this action was stored before (a double tap): it is not taken twice."""
+        if action_id is not None and (hit := self.store.action(action_id)):
+            return self.game(hit[0])
+        return None
+
     def _event(self, state: GameState, kind: str, payload: dict[str, Any], action_id: str | None,
                authorised_by: str | None = None, reason: str | None = None) -> GameEvent:  # fmt: skip
         seq = state.last_seq + 1
@@ -231,8 +237,8 @@ class Table:
     def _act(self, game_id: int, kind: str, payload: dict[str, Any] | None = None, *, action_id: str | None = None,
              authorised_by: str | None = None, reason: str | None = None) -> GameState:  # fmt: skip
         """Checks an action against the game, stores it, then makes it the game's state."""
-        if action_id is not None and (hit := self.store.action(action_id)):
-            return self.game(hit[0])
+        if (done := self._done_already(action_id)) is not None:
+            return done
         state = self.game(game_id)
         event = self._event(state, kind, payload or {}, action_id, authorised_by, reason)
         new = state.apply(event)
@@ -311,8 +317,8 @@ class Table:
 
     def undo(self, game_id: int, action_id: str | None = None) -> GameState:
         """Takes back the last action that one tap may take back."""
-        if action_id is not None and (hit := self.store.action(action_id)):
-            return self.game(hit[0])
+        if (done := self._done_already(action_id)) is not None:
+            return done
         state = self.game(game_id)
         events = self.store.events(game_id)
         undone = {e.payload["undoes"] for e in events if e.kind == ev.UNDONE}
@@ -434,8 +440,8 @@ class Table:
 
     def import_game(self, record: Any, action_id: str | None = None) -> GameState:
         """Stores a ``clabber-game/1`` record as a new game; an invalid record stores nothing."""
-        if action_id is not None and (hit := self.store.action(action_id)):
-            return self.game(hit[0])
+        if (done := self._done_already(action_id)) is not None:
+            return done
         try:
             game = read_game(record)
         except EntryError as e:

@@ -7,10 +7,10 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.properties import StringProperty
 
+from kiosk.present import sheet_lines
 from kiosk.share import qr_matrix, result_url
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.sheet import scroll_to_end, with_heights
-from kiosk.ui.sheet_lines import sheet_lines
 
 
 def qr_texture(url: str) -> Any:

@@ -16,6 +16,15 @@ RENEGE_REASONS = ("didn't follow suit", "didn't trump", "didn't overtrump", "sai
 MAX_REASON = 40
 
 
+def _reason_buttons(picker: Any, grid: Any) -> None:
+    """A big button for each of the picker's reasons; a tap chooses it."""
+    for i, reason in enumerate(picker.reasons):
+        b = Big(text=reason)
+        b.bind(on_release=lambda _b, r=reason: picker.choose(r))
+        grid.add_widget(b)
+        picker.ids[f"reason_{i}"] = b
+
+
 class ReasonPicker(ModalView):
     """Picks a reason from big buttons (a correction's, an abandoned game's); Cancel picks none."""
 
@@ -27,11 +36,7 @@ class ReasonPicker(ModalView):
     purpose = StringProperty("")
 
     def fill(self, grid: Any) -> None:
-        for i, reason in enumerate(self.reasons):
-            b = Big(text=reason)
-            b.bind(on_release=lambda _b, r=reason: self.choose(r))
-            grid.add_widget(b)
-            self.ids[f"reason_{i}"] = b
+        _reason_buttons(self, grid)
 
     def choose(self, reason: str) -> None:
         self.dismiss()
@@ -54,11 +59,7 @@ class RenegePicker(ModalView):
     message = StringProperty("")
 
     def fill(self, grid: Any) -> None:
-        for i, reason in enumerate(self.reasons):
-            b = Big(text=reason)
-            b.bind(on_release=lambda _b, r=reason: self.choose(r))
-            grid.add_widget(b)
-            self.ids[f"reason_{i}"] = b
+        _reason_buttons(self, grid)
 
     def pick_team(self, team: str) -> None:
         self.team = team

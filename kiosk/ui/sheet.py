@@ -8,8 +8,8 @@ from kivy.properties import BooleanProperty, DictProperty, NumericProperty, Stri
 from kivy.uix.boxlayout import BoxLayout
 
 from engine.seats import seat_name
+from kiosk.present import sheet_lines
 from kiosk.ui.base import KioskScreen
-from kiosk.ui.sheet_lines import sheet_lines
 
 
 class SheetLine(BoxLayout):

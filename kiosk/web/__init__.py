@@ -32,6 +32,8 @@ from starlette.routing import Route
 from engine.seats import SEAT_NAMES
 from kiosk.events import GameEvent
 from kiosk.game_state import GameState
+from kiosk.present import corrections_of, hand_summary
+from kiosk.present import rows as sheet_rows
 from kiosk.replay import replay_text
 from kiosk.share import qr_svg, result_of, result_url, viewer_link
 from kiosk.store import Store, StoreError, is_damage, open_reader
@@ -200,27 +202,16 @@ def view_of(game: GameState, site: Site) -> dict[str, Any]:
     """Everything the result page shows of a game."""
     url = result_url(site.base_url, game.token)
     result = result_of(game, site.table_name)
-    hands = []
-    for row, entry in zip(game.sheet.rows, game.hands, strict=True):
-        s = row.score
-        cells = [s.marks[t] or str(s.score[t]) for t in (0, 1)]
-        summary = f"{SEAT_NAMES[row.dealer]} dealt · NS {cells[0]} · EW {cells[1]}"
-        if s.passed_out or s.misdeal or s.void:
-            summary = f"{SEAT_NAMES[row.dealer]} dealt · " + ("passed out" if s.passed_out else "no score")
-        hands.append({"number": row.number, "text": replay_text(entry.hand, game.rules), "summary": summary,
-                      "corrected": bool(entry.corrections)})  # fmt: skip
+    hands = [
+        {"number": row.number, "text": replay_text(entry.hand, game.rules), "summary": hand_summary(row),
+         "corrected": bool(entry.corrections)}
+        for row, entry in zip(game.sheet.rows, game.hands, strict=True)
+    ]  # fmt: skip
     record = game.record()
     corrections = corrections_of(game)
     return {
-        "game": game, "result": result, "hands": hands, "url": url, "qr": qr_svg(url),
+        "game": game, "result": result, "rows": sheet_rows(game), "hands": hands, "url": url, "qr": qr_svg(url),
         "offline": viewer_link(site.viewer_url, result), "record": record, "corrections": corrections,
         "json_record": {**record, "corrections": corrections} if corrections else record,
         "players": [(s, game.players[s]) for s in SEAT_NAMES if s in game.players],
     }  # fmt: skip
-
-
-def corrections_of(game: GameState) -> list[dict[str, Any]]:
-    """Each correction to a hand on the sheet, oldest first: which hand, when, who allowed it, why."""
-    found = [(e, n) for n, entry in enumerate(game.hands, 1) for e in entry.corrections]
-    return [{"hand": n, "at": e.at, "by": e.authorised_by, "reason": e.reason}
-            for e, n in sorted(found, key=lambda c: c[0].seq)]  # fmt: skip
