@@ -83,8 +83,14 @@ class DealerPanel:
     "next", "back", "undo" or ("seat", "N").
     """
 
-    def __init__(self, cfg: GpioConfig, factory: Any, act: Callable[[str, Any], None], post: Post,
-                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+    def __init__(
+        self,
+        cfg: GpioConfig,
+        factory: Any,
+        act: Callable[[str, Any], None],
+        post: Post,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         from gpiozero import Button, LEDBoard
 
         self.cfg, self.factory, self.act, self.post = cfg, factory, act, post
@@ -110,8 +116,9 @@ class DealerPanel:
             b.when_pressed = lambda seat=seat: self._seat_pressed(seat)
             b.when_released = lambda seat=seat: self._debounce[seat].edge()
             self.seat_buttons[seat] = b
-        self.lights = LEDBoard(**{s: cfg.led_pins[s] for s in SEATS}, _order=SEATS,
-                               active_high=cfg.leds_active_high, pin_factory=factory)  # fmt: skip
+        self.lights = LEDBoard(
+            **{s: cfg.led_pins[s] for s in SEATS}, _order=SEATS, active_high=cfg.leds_active_high, pin_factory=factory
+        )
         self._wanted: str | None = None  # the dealer's seat, "over", or None
         self._playing = False  # a pattern is running; it shows the wanted state when done
         self._lock = threading.Lock()

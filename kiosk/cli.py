@@ -207,8 +207,9 @@ def _row_json(state: GameState, number: int) -> str:
 @click.option("--rules", default="evansville", show_default=True, help="Rules preset (evansville, pagat).")
 @click.pass_obj
 @_refusals
-def game_new(session: Session, teams: tuple[str, str], players: tuple[str, ...] | None, first_dealer: str | None,
-             rules: str) -> None:  # fmt: skip
+def game_new(
+    session: Session, teams: tuple[str, str], players: tuple[str, ...] | None, first_dealer: str | None, rules: str
+) -> None:
     """Start a game; prints its number."""
     state = session.table().new_game(list(teams), list(players) if players else None, rules, first_dealer)
     click.echo(state.id)
@@ -259,10 +260,15 @@ def game_show(session: Session, game_id: str) -> None:
 
     state = session.table(writable=False).game(_game_id(game_id))
     out = {
-        "game": state.id, "status": state.status, "teams": state.teams, "players": state.players,
-        "rules": state.rules.to_json(), "dealer": seat_name(state.dealer),
-        "rules_dealer": seat_name(state.rules_dealer), **sheet_to_json(state.sheet),
-    }  # fmt: skip
+        "game": state.id,
+        "status": state.status,
+        "teams": state.teams,
+        "players": state.players,
+        "rules": state.rules.to_json(),
+        "dealer": seat_name(state.dealer),
+        "rules_dealer": seat_name(state.rules_dealer),
+        **sheet_to_json(state.sheet),
+    }
     out["pending"] = state.pending.record if state.pending else None
     out["draft"] = state.draft
     click.echo(_dump(out))
@@ -359,9 +365,12 @@ def db_check(session: Session, file: str | None) -> None:
         _fail([f"{path}: no database here yet"])
     wal = Path(f"{path}-wal")
     if wal.exists() and wal.stat().st_size > 0:
-        click.echo(f"{path}: note: {wal.name} beside it holds {wal.stat().st_size // 1024} KiB of saves not yet in "
-                   f"the file itself (normal while the kiosk runs); they are checked here, but a copy of "
-                   f"{path.name} alone would not have them: copy both, or stop the kiosk first", err=True)  # fmt: skip
+        click.echo(
+            f"{path}: note: {wal.name} beside it holds {wal.stat().st_size // 1024} KiB of saves not yet in "
+            f"the file itself (normal while the kiosk runs); they are checked here, but a copy of "
+            f"{path.name} alone would not have them: copy both, or stop the kiosk first",
+            err=True,
+        )
     derive = Projection()
     with tempfile.TemporaryDirectory(prefix="clabber-check-") as tmp:
         copy = Path(tmp) / "snapshot.db"
@@ -381,8 +390,10 @@ def db_check(session: Session, file: str | None) -> None:
         _fail([f"{path}: the derived tables differ from the log; run clabber db rebuild"])
     if stuck:
         n = len(stuck)
-        click.echo(f"{path}: the file is sound; {n} game{'' if n == 1 else 's'} need{'s' if n == 1 else ''} "
-                   "the owner's attention (set aside; the other games are unaffected)")  # fmt: skip
+        click.echo(
+            f"{path}: the file is sound; {n} game{'' if n == 1 else 's'} need{'s' if n == 1 else ''} "
+            "the owner's attention (set aside; the other games are unaffected)"
+        )
     else:
         click.echo(f"{path}: ok")
 
@@ -551,8 +562,9 @@ def serve_command(db: str | None, host: str | None, port: int | None, public_url
 @click.option("--offline", is_flag=True, help="Encode the link that carries the result itself.")
 @click.option("--public-url", help="Where phones reach the result pages.")
 @_refusals
-def qr_command(db: str | None, game_id: str, png: str | None, svg: str | None, text: bool, offline: bool,
-               public_url: str | None) -> None:  # fmt: skip
+def qr_command(
+    db: str | None, game_id: str, png: str | None, svg: str | None, text: bool, offline: bool, public_url: str | None
+) -> None:
     """The QR code of a game's result, for printing."""
     from kiosk.share import base_url, qr_png, qr_svg, qr_text, result_of, result_url, viewer_link
 
@@ -563,8 +575,11 @@ def qr_command(db: str | None, game_id: str, png: str | None, svg: str | None, t
     cfg = session.config()
     state = session.table().game(_game_id(game_id))
     base = base_url(cfg.public_url, cfg.serve_port)
-    url = viewer_link(cfg.viewer_url or f"{base}/view", result_of(state, cfg.table_name)) if offline else \
-        result_url(base, state.token)  # fmt: skip
+    url = (
+        viewer_link(cfg.viewer_url or f"{base}/view", result_of(state, cfg.table_name))
+        if offline
+        else result_url(base, state.token)
+    )
     try:
         if png:
             qr_png(url, png)
@@ -587,11 +602,22 @@ def qr_command(db: str | None, game_id: str, png: str | None, svg: str | None, t
 @click.option("--rotation", type=click.Choice(["0", "90", "180", "270"]), help="Rotate the screen (degrees).")
 @click.option("--fullscreen/--window", default=None, help="Fullscreen (default on the Pi's console) or a window.")
 @click.option("--headless", is_flag=True, help="Draw offscreen, with no display (for checks and benchmarks).")
-@click.option("--gpio", type=click.Choice(["auto", "mock", "off"]), help="Dealer buttons and seat lights: the Pi's "
-              "pins if present (auto), mock pins with the keyboard and on-screen lights, or none.")  # fmt: skip
+@click.option(
+    "--gpio",
+    type=click.Choice(["auto", "mock", "off"]),
+    help="Dealer buttons and seat lights: the Pi's "
+    "pins if present (auto), mock pins with the keyboard and on-screen lights, or none.",
+)
 @click.option("--exit-at-first-frame", is_flag=True, hidden=True, help="Benchmarks: stop once the sheet is drawn.")
-def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullscreen: bool | None, headless: bool,
-                  gpio: str | None, exit_at_first_frame: bool) -> None:  # fmt: skip
+def kiosk_command(
+    db: str | None,
+    size: str | None,
+    rotation: str | None,
+    fullscreen: bool | None,
+    headless: bool,
+    gpio: str | None,
+    exit_at_first_frame: bool,
+) -> None:
     """Run the score sheet on the touchscreen (a window on a desktop)."""
     import logging
 
@@ -605,8 +631,12 @@ def kiosk_command(db: str | None, size: str | None, rotation: str | None, fullsc
 
     try:
         cfg = load_config(kiosk_flags(db=db, size=size, rotation=rotation, fullscreen=fullscreen, gpio=gpio))
-        action = launch.run(cfg, rotation=None if rotation is None else int(rotation), headless=headless,
-                            exit_at_first_frame=exit_at_first_frame)  # fmt: skip
+        action = launch.run(
+            cfg,
+            rotation=None if rotation is None else int(rotation),
+            headless=headless,
+            exit_at_first_frame=exit_at_first_frame,
+        )
     except ConfigError as e:
         _fail([str(e)])
     except (launch.CannotStart, ActionRefused, StoreError) as e:

@@ -233,8 +233,9 @@ class Display:
     maxfps: int = 30  # a score sheet needs no more, and the Pi stays cool; 0: as fast as it can (measuring)
 
 
-def kiosk_flags(*, db: str | None, size: str | None, rotation: str | None, fullscreen: bool | None,
-                gpio: str | None) -> dict[str, Any]:  # fmt: skip
+def kiosk_flags(
+    *, db: str | None, size: str | None, rotation: str | None, fullscreen: bool | None, gpio: str | None
+) -> dict[str, Any]:
     """``clabber kiosk``'s flags as settings: ``--size WxH`` is the width and the height."""
     flags: dict[str, Any] = {"db": db, "rotation": rotation, "gpio": gpio}
     if size:
@@ -251,15 +252,24 @@ def on_console(env: Mapping[str, str] | None = None) -> bool:
     return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
 
 
-def display_of(cfg: Config, stored: Callable[[str], str | None] | None, *, rotation: int | None, headless: bool,
-               console: bool | None = None) -> Display:  # fmt: skip
+def display_of(
+    cfg: Config,
+    stored: Callable[[str], str | None] | None,
+    *,
+    rotation: int | None,
+    headless: bool,
+    console: bool | None = None,
+) -> Display:
     """How the kiosk draws: the command line's rotation, else the owner's stored choice, else the file;
     fullscreen and touch input on the console unless told otherwise, never when headless."""
     console = on_console() if console is None else console
     if rotation is None:
         rotation = int((stored("rotation") if stored else None) or cfg.rotation)
     return Display(
-        width=cfg.width, height=cfg.height, rotation=rotation, headless=headless,
+        width=cfg.width,
+        height=cfg.height,
+        rotation=rotation,
+        headless=headless,
         fullscreen=(cfg.fullscreen == "yes" or (cfg.fullscreen == "auto" and console)) and not headless,
         touch=cfg.touch == "yes" or (cfg.touch == "auto" and console and not headless),
-    )  # fmt: skip
+    )

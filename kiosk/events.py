@@ -18,9 +18,17 @@ GAME_FINISHED = "game_finished"
 GAME_ABANDONED = "game_abandoned"
 
 KINDS = (
-    GAME_STARTED, DRAFT_SAVED, DRAFT_DISCARDED, HAND_ENTERED, HAND_CONFIRMED, HAND_CORRECTED,
-    DEAL_MOVED, UNDONE, GAME_FINISHED, GAME_ABANDONED,
-)  # fmt: skip
+    GAME_STARTED,
+    DRAFT_SAVED,
+    DRAFT_DISCARDED,
+    HAND_ENTERED,
+    HAND_CONFIRMED,
+    HAND_CORRECTED,
+    DEAL_MOVED,
+    UNDONE,
+    GAME_FINISHED,
+    GAME_ABANDONED,
+)
 # Actions one tap of undo may take back (corrections need the PIN again instead).
 UNDOABLE = (DRAFT_SAVED, DRAFT_DISCARDED, HAND_ENTERED, HAND_CONFIRMED, DEAL_MOVED)
 SOURCES = ("screen", "button", "cli", "web", "import")

@@ -41,8 +41,9 @@ class Unfoldable(ActionRefused):
 
     def __init__(self, game: int, seq: int, kind: str, why: str) -> None:
         self.game, self.seq, self.kind, self.why = game, seq, kind, why
-        super().__init__(f"game {game} needs the owner's attention: its event {seq} ({kind}) cannot be "
-                         f"read back: {why}")  # fmt: skip
+        super().__init__(
+            f"game {game} needs the owner's attention: its event {seq} ({kind}) cannot be read back: {why}"
+        )
 
 
 # What folding a stored event can raise when the event is not what the kiosk wrote.
@@ -70,10 +71,16 @@ class SheetHand:
         steps = [("entered", self.entered), ("confirmed", self.confirmed)]
         steps += [("corrected", e) for e in self.corrections]
         return [
-            {"what": what, "at": e.at, "source": e.source, "by": e.payload.get("by") or e.authorised_by,
-             "reason": e.reason}
-            for what, e in steps if e is not None
-        ]  # fmt: skip
+            {
+                "what": what,
+                "at": e.at,
+                "source": e.source,
+                "by": e.payload.get("by") or e.authorised_by,
+                "reason": e.reason,
+            }
+            for what, e in steps
+            if e is not None
+        ]
 
 
 def read_record(record: Any, rules: Rules, complete: bool) -> tuple[dict[str, Any], Hand]:
@@ -140,8 +147,13 @@ class GameState:
         except Unfoldable:
             raise
         except FOLD_ERRORS as err:
-            why = err.problems[0] if isinstance(err, ActionRefused) else \
-                str(err.problems[0]) if isinstance(err, EntryError) else f"{type(err).__name__}: {err}"  # fmt: skip
+            why = (
+                err.problems[0]
+                if isinstance(err, ActionRefused)
+                else str(err.problems[0])
+                if isinstance(err, EntryError)
+                else f"{type(err).__name__}: {err}"
+            )
             raise Unfoldable(e.game, e.seq, e.kind, str(why)) from None
         return state
 

@@ -31,8 +31,26 @@ LONGEST_LOCK = 3600
 
 # The 6-digit PINs people choose most often that are neither repeats nor runs (published PIN
 # studies: birthdays aside, these keyboard and pairing patterns lead every list).
-COMMON = frozenset({"112233", "123321", "159753", "147258", "789456", "102030", "147852", "159357",
-                    "258456", "111222", "121314", "123654", "456123", "100200", "998877", "332211"})  # fmt: skip
+COMMON = frozenset(
+    {
+        "112233",
+        "123321",
+        "159753",
+        "147258",
+        "789456",
+        "102030",
+        "147852",
+        "159357",
+        "258456",
+        "111222",
+        "121314",
+        "123654",
+        "456123",
+        "100200",
+        "998877",
+        "332211",
+    }
+)
 
 
 def valid_pin(pin: str) -> str | None:

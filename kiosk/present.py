@@ -39,11 +39,18 @@ def rows(state: Any) -> list[dict[str, Any]]:
     out = []
     for row, hand in zip(state.sheet.rows, state.hands, strict=False):
         s = row.score
-        out.append({
-            "number": row.number, "dealer": seat_name(row.dealer), "ns": cell(s, 0), "ew": cell(s, 1),
-            "set": [s.marks[t] == "XX" for t in (0, 1)], "check": s.in_play, "notes": notes(row),
-            "corrected": bool(hand.corrections),
-        })  # fmt: skip
+        out.append(
+            {
+                "number": row.number,
+                "dealer": seat_name(row.dealer),
+                "ns": cell(s, 0),
+                "ew": cell(s, 1),
+                "set": [s.marks[t] == "XX" for t in (0, 1)],
+                "check": s.in_play,
+                "notes": notes(row),
+                "corrected": bool(hand.corrections),
+            }
+        )
     return out
 
 
@@ -52,11 +59,18 @@ def sheet_lines(state: Any) -> list[dict[str, Any]]:
     lines = []
     for r in rows(state):
         mark = CORRECTED if r["corrected"] else ""
-        lines.append({
-            "number": str(r["number"]), "head": f"{r['number']}{mark} {r['dealer']}", "ns": r["ns"], "ew": r["ew"],
-            "check": str(r["check"]), "note": "\n".join(r["notes"]), "lines": max(1, 2 * len(r["notes"])),
-            "corrected": r["corrected"],
-        })  # fmt: skip
+        lines.append(
+            {
+                "number": str(r["number"]),
+                "head": f"{r['number']}{mark} {r['dealer']}",
+                "ns": r["ns"],
+                "ew": r["ew"],
+                "check": str(r["check"]),
+                "note": "\n".join(r["notes"]),
+                "lines": max(1, 2 * len(r["notes"])),
+                "corrected": r["corrected"],
+            }
+        )
         # (a note may take two lines in its narrow column: ``lines`` counts two for each)
     return lines
 
@@ -72,8 +86,10 @@ def hand_summary(row: Any) -> str:
 def corrections_of(state: Any) -> list[dict[str, Any]]:
     """Each correction to a hand on the sheet, oldest first: which hand, when, who allowed it, why."""
     found = [(e, n) for n, entry in enumerate(state.hands, 1) for e in entry.corrections]
-    return [{"hand": n, "at": e.at, "by": e.authorised_by, "reason": e.reason}
-            for e, n in sorted(found, key=lambda c: c[0].seq)]  # fmt: skip
+    return [
+        {"hand": n, "at": e.at, "by": e.authorised_by, "reason": e.reason}
+        for e, n in sorted(found, key=lambda c: c[0].seq)
+    ]
 
 
 def corrections_said(hand: Any) -> list[str]:
@@ -82,8 +98,11 @@ def corrections_said(hand: Any) -> list[str]:
     before = hand.entered.payload.get("record") or {}
     for e in hand.corrections:
         after = e.payload.get("record") or {}
-        changed = [f"{k} {_short(before.get(k))} → {_short(after.get(k))}" for k in sorted(set(before) | set(after))
-                   if k != "dealer" and before.get(k) != after.get(k)]  # fmt: skip
+        changed = [
+            f"{k} {_short(before.get(k))} → {_short(after.get(k))}"
+            for k in sorted(set(before) | set(after))
+            if k != "dealer" and before.get(k) != after.get(k)
+        ]
         why = f" ({e.reason})" if e.reason else ""
         out.append(f"corrected {e.at[11:16]} UTC{why}: " + ("; ".join(changed) or "no change"))
         before = after

@@ -21,31 +21,59 @@ def rows_of(state: GameState) -> Rows:
     """The derived rows of one game (``GameState.rows()`` keeps them for each state)."""
     totals = state.sheet.totals
     game = {
-        "id": state.id, "token": state.token, "started_at": state.started_at, "updated_at": state.updated_at,
-        "status": state.status, "team_ns": state.teams["NS"], "team_ew": state.teams["EW"],
-        "players": state.players_json, "rules": state.rules_json,
-        "first_dealer": seat_name(state.first_dealer), "dealer": seat_name(state.dealer),
-        "rules_dealer": seat_name(state.rules_dealer), "hands": len(state.hands),
-        "total_ns": totals[0], "total_ew": totals[1], "winner": state.winner, "last_seq": state.last_seq,
-    }  # fmt: skip
+        "id": state.id,
+        "token": state.token,
+        "started_at": state.started_at,
+        "updated_at": state.updated_at,
+        "status": state.status,
+        "team_ns": state.teams["NS"],
+        "team_ew": state.teams["EW"],
+        "players": state.players_json,
+        "rules": state.rules_json,
+        "first_dealer": seat_name(state.first_dealer),
+        "dealer": seat_name(state.dealer),
+        "rules_dealer": seat_name(state.rules_dealer),
+        "hands": len(state.hands),
+        "total_ns": totals[0],
+        "total_ew": totals[1],
+        "winner": state.winner,
+        "last_seq": state.last_seq,
+    }
     hands = []
     for h, row in zip(state.hands, state.sheet.rows, strict=True):
         s = row.score
-        hands.append({
-            "game": state.id, "number": row.number, "dealer": seat_name(row.dealer),
-            "makers": None if s.makers is None else TEAM_NAMES[s.makers],
-            "score_ns": s.score[0], "score_ew": s.score[1], "mark_ns": s.marks[0], "mark_ew": s.marks[1],
-            "total_ns": row.totals[0], "total_ew": row.totals[1], "set": s.set, "passed_out": s.passed_out,
-            "renege": json.dumps(renege_to_json(s)) if s.renege else None,
-            "corrected": len(h.corrections), "record": h.record_json,
-            "entered_at": h.entered.at, "confirmed_at": h.confirmed.at if h.confirmed else None,
-        })  # fmt: skip
+        hands.append(
+            {
+                "game": state.id,
+                "number": row.number,
+                "dealer": seat_name(row.dealer),
+                "makers": None if s.makers is None else TEAM_NAMES[s.makers],
+                "score_ns": s.score[0],
+                "score_ew": s.score[1],
+                "mark_ns": s.marks[0],
+                "mark_ew": s.marks[1],
+                "total_ns": row.totals[0],
+                "total_ew": row.totals[1],
+                "set": s.set,
+                "passed_out": s.passed_out,
+                "renege": json.dumps(renege_to_json(s)) if s.renege else None,
+                "corrected": len(h.corrections),
+                "record": h.record_json,
+                "entered_at": h.entered.at,
+                "confirmed_at": h.confirmed.at if h.confirmed else None,
+            }
+        )
     draft = None
     if state.pending is not None or state.draft is not None:
         entered = state.pending is not None
         record = state.pending.record if state.pending is not None else state.draft
-        draft = {"game": state.id, "record": json.dumps(record), "entered": entered,
-                 "by": state.pending.by if state.pending else None, "updated_at": state.updated_at}  # fmt: skip
+        draft = {
+            "game": state.id,
+            "record": json.dumps(record),
+            "entered": entered,
+            "by": state.pending.by if state.pending else None,
+            "updated_at": state.updated_at,
+        }
     return {"game": game, "hands": hands, "draft": draft}
 
 

@@ -131,8 +131,9 @@ def _rows(conn: sqlite3.Connection, table: str, columns: str) -> tuple[list[tupl
     after, misses = 0, 0
     while True:
         try:
-            chunk = conn.execute(f"SELECT {columns} FROM {table} WHERE id > ? ORDER BY id LIMIT ?",
-                                 (after, CHUNK)).fetchall()  # fmt: skip
+            chunk = conn.execute(
+                f"SELECT {columns} FROM {table} WHERE id > ? ORDER BY id LIMIT ?", (after, CHUNK)
+            ).fetchall()
         except sqlite3.Error:
             clean = False
             chunk = None
@@ -177,10 +178,12 @@ def _event(row: tuple[Any, ...]) -> GameEvent | None:
 def _recover(damaged: Path, out: Path) -> bool:
     """SQLite's ``.recover`` of ``damaged`` into a new file ``out``."""
     try:
-        with subprocess.Popen(["sqlite3", str(damaged), ".recover"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL) as dump:  # fmt: skip
-            load = subprocess.run(["sqlite3", str(out)], stdin=dump.stdout, capture_output=True,
-                                  timeout=RECOVER_SECONDS, check=False)  # fmt: skip
+        with subprocess.Popen(
+            ["sqlite3", str(damaged), ".recover"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        ) as dump:
+            load = subprocess.run(
+                ["sqlite3", str(out)], stdin=dump.stdout, capture_output=True, timeout=RECOVER_SECONDS, check=False
+            )
             dump.wait(timeout=RECOVER_SECONDS)
     except (OSError, subprocess.SubprocessError) as e:
         log.warning("%s: SQLite's recovery failed: %s", damaged, e)

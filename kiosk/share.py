@@ -103,8 +103,10 @@ def qr_svg(url: str) -> str:
     matrix = qr_matrix(url)
     n = len(matrix)
     cells = "".join(f"M{x},{y}h1v1h-1z" for y, row in enumerate(matrix) for x, dark in enumerate(row) if dark)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {n} {n}" shape-rendering="crispEdges">'
-            f'<rect width="{n}" height="{n}" fill="#fff"/><path d="{cells}" fill="#000"/></svg>')  # fmt: skip
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {n} {n}" shape-rendering="crispEdges">'
+        f'<rect width="{n}" height="{n}" fill="#fff"/><path d="{cells}" fill="#000"/></svg>'
+    )
 
 
 def qr_text(url: str) -> str:
@@ -114,8 +116,9 @@ def qr_text(url: str) -> str:
         m = [*m, [False] * len(m[0])]
     glyph = {(True, True): "█", (True, False): "▀", (False, True): "▄", (False, False): " "}
     # Light on dark terminals reads best inverted: dark modules drawn as spaces.
-    return "\n".join("".join(glyph[(not a, not b)] for a, b in zip(m[y], m[y + 1], strict=True))
-                     for y in range(0, len(m), 2))  # fmt: skip
+    return "\n".join(
+        "".join(glyph[(not a, not b)] for a, b in zip(m[y], m[y + 1], strict=True)) for y in range(0, len(m), 2)
+    )
 
 
 def result_of(state: GameState, table_name: str = "") -> dict[str, Any]:
@@ -123,10 +126,28 @@ def result_of(state: GameState, table_name: str = "") -> dict[str, Any]:
     from engine.output import sheet_to_json
 
     sheet = sheet_to_json(state.sheet)
-    rows = [[r["hand"], r["dealer"], r["score"]["NS"], r["score"]["EW"], r["marks"]["NS"], r["marks"]["EW"],
-             r["totals"]["NS"], r["totals"]["EW"]] for r in sheet["rows"]]  # fmt: skip
+    rows = [
+        [
+            r["hand"],
+            r["dealer"],
+            r["score"]["NS"],
+            r["score"]["EW"],
+            r["marks"]["NS"],
+            r["marks"]["EW"],
+            r["totals"]["NS"],
+            r["totals"]["EW"],
+        ]
+        for r in sheet["rows"]
+    ]
     return {
-        "v": 1, "table": table_name, "date": state.started_at[:10], "teams": state.teams,
-        "players": state.players, "totals": sheet["totals"], "winner": sheet["winner"], "status": state.status,
-        "rows": rows, "record": state.record(),
-    }  # fmt: skip
+        "v": 1,
+        "table": table_name,
+        "date": state.started_at[:10],
+        "teams": state.teams,
+        "players": state.players,
+        "totals": sheet["totals"],
+        "winner": sheet["winner"],
+        "status": state.status,
+        "rows": rows,
+        "record": state.record(),
+    }

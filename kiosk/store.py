@@ -146,12 +146,17 @@ def trouble(path: Path, e: BaseException, doing: str = "cannot use the database"
     elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         why = "another program holds a lock on it (a backup, a copy, an sqlite3 shell?): close it"
     elif name.startswith("SQLITE_READONLY") or code == errno.EROFS or _read_only_disk(path.parent):
-        where = "the disk it is on is mounted read-only" if _read_only_disk(path.parent) else \
-            "the file or its folder is read-only"  # fmt: skip
+        where = (
+            "the disk it is on is mounted read-only"
+            if _read_only_disk(path.parent)
+            else "the file or its folder is read-only"
+        )
         why = f"it cannot be written: {where}"
     elif name.startswith(("SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")) or code in (errno.EACCES, errno.EPERM):
-        why = (f"permission denied: the kiosk's user may not read and write it and create files beside it "
-               f"in {path.parent} (check the owner and the read-only flags)")  # fmt: skip
+        why = (
+            f"permission denied: the kiosk's user may not read and write it and create files beside it "
+            f"in {path.parent} (check the owner and the read-only flags)"
+        )
     elif name.startswith("SQLITE_IOERR") or code == errno.EIO:
         why = "the storage failed to read or write it (an I/O error: the SD card may be failing)"
     else:
@@ -218,8 +223,10 @@ def _upsert_sql(table: str, row: dict[str, Any], key: tuple[str, ...]) -> str:
     columns = ", ".join(f'"{c}"' for c in row)
     updates = ", ".join(f'"{c}" = excluded."{c}"' for c in row if c not in key)
     keys = ", ".join(key)
-    return (f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(row))})"
-            f" ON CONFLICT ({keys}) DO UPDATE SET {updates}")  # fmt: skip
+    return (
+        f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(row))})"
+        f" ON CONFLICT ({keys}) DO UPDATE SET {updates}"
+    )
 
 
 def _reads(method: Callable[..., T]) -> Callable[..., T]:
@@ -258,8 +265,10 @@ class Store:
             raise trouble(self.path, e) from None
         if version > SCHEMA_VERSION:
             self.conn.close()
-            raise StoreTrouble(f"{self.path}: made by a newer version of the kiosk (schema {version}): "
-                               "install that version again; nothing was moved or changed")  # fmt: skip
+            raise StoreTrouble(
+                f"{self.path}: made by a newer version of the kiosk (schema {version}): "
+                "install that version again; nothing was moved or changed"
+            )
         if version < SCHEMA_VERSION:
             if readonly:
                 self.conn.close()
@@ -346,9 +355,21 @@ class Store:
             self.conn.executemany(
                 "INSERT INTO events (game, seq, at, kind, payload, action_id, source, authorised_by, reason)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(e.game, e.seq, e.at, e.kind, json.dumps(e.payload), e.action_id, e.source, e.authorised_by,
-                  e.reason) for e, _ in batch],
-            )  # fmt: skip
+                [
+                    (
+                        e.game,
+                        e.seq,
+                        e.at,
+                        e.kind,
+                        json.dumps(e.payload),
+                        e.action_id,
+                        e.source,
+                        e.authorised_by,
+                        e.reason,
+                    )
+                    for e, _ in batch
+                ],
+            )
             self._write_rows(batch[-1][1], before)
 
     def _write_rows(self, rows: dict[str, Any], before: dict[str, Any] | None = None) -> None:
@@ -506,8 +527,11 @@ class Store:
             if value is None:
                 self.conn.execute("DELETE FROM settings WHERE key = ?", (key,))
             else:
-                self.conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) "
-                                  "DO UPDATE SET value = excluded.value", (key, value))  # fmt: skip
+                self.conn.execute(
+                    "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                    "DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
             self.conn.execute("COMMIT")
         except BaseException as e:
             if self.conn.in_transaction:
@@ -672,8 +696,14 @@ def _usable(backup: Path) -> bool:
 Replay = Callable[["Store", list[GameEvent]], int]
 
 
-def open_store(path: Path, backup_dir: Path, damaged_dir: Path | None = None, *, replay: Replay | None = None,
-               writable: bool = True) -> tuple[Store, OpenReport]:  # fmt: skip
+def open_store(
+    path: Path,
+    backup_dir: Path,
+    damaged_dir: Path | None = None,
+    *,
+    replay: Replay | None = None,
+    writable: bool = True,
+) -> tuple[Store, OpenReport]:
     """Opens the kiosk's database.
 
     Only damage (SQLite says corrupt, ``integrity_check`` fails, the file is empty or gone while
@@ -746,11 +776,13 @@ def _recover(path: Path, backup_dir: Path, damaged_dir: Path, why: str, replay: 
     return OpenReport(notice, moved, good, reapplied, lost)
 
 
-def _restore_notice(why: str, moved: Path | None, good: Path | None, found: Any, reapplied: int,
-                    lost: tuple[str, ...]) -> str:  # fmt: skip
+def _restore_notice(
+    why: str, moved: Path | None, good: Path | None, found: Any, reapplied: int, lost: tuple[str, ...]
+) -> str:
     """What the owner is told: what happened, what came back, what must be entered again."""
-    text = f"{why[0].upper()}{why[1:]}." if why.startswith("the database file") else \
-        f"The database was damaged ({why})."  # fmt: skip
+    text = (
+        f"{why[0].upper()}{why[1:]}." if why.startswith("the database file") else f"The database was damaged ({why})."
+    )
     if moved is not None:
         text += f" It was moved to {moved}."
     if good is not None:

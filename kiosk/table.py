@@ -114,8 +114,9 @@ class Table:
         """What the owner must see on any screen until acknowledged: a restored backup and what
         it lost, and games that need attention."""
         kept = [n["text"] for n in self.store.notices()]
-        return kept + [f"{e}. It is set aside; the rest of the kiosk works. See clabber db check."
-                       for e in self.attention()]  # fmt: skip
+        return kept + [
+            f"{e}. It is set aside; the rest of the kiosk works. See clabber db check." for e in self.attention()
+        ]
 
     def acknowledge(self, pin: str | None) -> int:
         """The owner has read the notices (their PIN, when one is set): they stop showing, and games
@@ -229,13 +230,28 @@ class Table:
             return self.game(hit[0])
         return None
 
-    def _event(self, state: GameState, kind: str, payload: dict[str, Any], action_id: str | None,
-               authorised_by: str | None = None, reason: str | None = None) -> GameEvent:  # fmt: skip
+    def _event(
+        self,
+        state: GameState,
+        kind: str,
+        payload: dict[str, Any],
+        action_id: str | None,
+        authorised_by: str | None = None,
+        reason: str | None = None,
+    ) -> GameEvent:
         seq = state.last_seq + 1
         return GameEvent(state.id, seq, self.clock(), kind, payload, action_id, self.source, authorised_by, reason)
 
-    def _act(self, game_id: int, kind: str, payload: dict[str, Any] | None = None, *, action_id: str | None = None,
-             authorised_by: str | None = None, reason: str | None = None) -> GameState:  # fmt: skip
+    def _act(
+        self,
+        game_id: int,
+        kind: str,
+        payload: dict[str, Any] | None = None,
+        *,
+        action_id: str | None = None,
+        authorised_by: str | None = None,
+        reason: str | None = None,
+    ) -> GameState:
         """Checks an action against the game, stores it, then makes it the game's state."""
         if (done := self._done_already(action_id)) is not None:
             return done
@@ -254,8 +270,9 @@ class Table:
         """Drops the hand being entered."""
         return self._act(game_id, ev.DRAFT_DISCARDED, action_id=action_id)
 
-    def enter_hand(self, game_id: int, record: dict[str, Any], by: str | None = None,
-                   action_id: str | None = None) -> GameState:  # fmt: skip
+    def enter_hand(
+        self, game_id: int, record: dict[str, Any], by: str | None = None, action_id: str | None = None
+    ) -> GameState:
         """Enters a whole hand; it goes on the sheet when the other team confirms it. ``by`` defaults
         to the makers (or the team that called a renege)."""
         payload: dict[str, Any] = {"record": record}
@@ -273,8 +290,9 @@ class Table:
         self.enter_hand(game_id, record, action_id=None if action_id is None else f"{action_id}/entered")
         return self.confirm(game_id, action_id=None if action_id is None else f"{action_id}/confirmed")
 
-    def call_renege(self, game_id: int, team: str, reason: str, seat: str | None = None,
-                    action_id: str | None = None) -> GameState:  # fmt: skip
+    def call_renege(
+        self, game_id: int, team: str, reason: str, seat: str | None = None, action_id: str | None = None
+    ) -> GameState:
         """The other team calls a renege against ``team``: play ends and the hand, as far as it
         was entered, goes to ``team`` to confirm."""
         state = self.game(game_id)
@@ -337,8 +355,9 @@ class Table:
         self._states[game_id] = new
         return new
 
-    def correct(self, game_id: int, number: int, record: dict[str, Any], reason: str, pin: str,
-                action_id: str | None = None) -> GameState:  # fmt: skip
+    def correct(
+        self, game_id: int, number: int, record: dict[str, Any], reason: str, pin: str, action_id: str | None = None
+    ) -> GameState:
         """Replaces an earlier hand with the owner's PIN and a reason; the original stays in the log."""
         self.check_pin(pin)
         reason = parse_reason(reason, "a correction needs a reason")
@@ -346,8 +365,7 @@ class Table:
         if isinstance(record, dict) and "dealer" not in record and 1 <= number <= len(state.hands):
             record = {**record, "dealer": state.hands[number - 1].record["dealer"]}
         payload = {"hand": number, "record": record}
-        return self._act(game_id, ev.HAND_CORRECTED, payload, action_id=action_id, authorised_by="owner",
-                         reason=reason)  # fmt: skip
+        return self._act(game_id, ev.HAND_CORRECTED, payload, action_id=action_id, authorised_by="owner", reason=reason)
 
     def finish(self, game_id: int, reason: str | None = None, action_id: str | None = None) -> GameState:
         """Ends the game as it stands."""
@@ -359,8 +377,7 @@ class Table:
         """Abandons a game (owner's PIN); it stays in the log and the list, marked abandoned."""
         self.check_pin(pin)
         reason = parse_reason(reason, "say why the game is abandoned")
-        return self._act(game_id, ev.GAME_ABANDONED, action_id=action_id, authorised_by="owner",
-                         reason=reason)  # fmt: skip
+        return self._act(game_id, ev.GAME_ABANDONED, action_id=action_id, authorised_by="owner", reason=reason)
 
     # ---- the owner's PIN -----------------------------------------------------------------------------
 
@@ -386,8 +403,9 @@ class Table:
             raise ActionRefused("no owner PIN is set yet: set one first (clabber pin set)")
         lock = self.pin_lock()
         if lock.seconds_left:
-            raise ActionRefused(f"PIN entry is locked for {say_seconds(lock.seconds_left)} "
-                                f"after {lock.failures} wrong PINs in a row")  # fmt: skip
+            raise ActionRefused(
+                f"PIN entry is locked for {say_seconds(lock.seconds_left)} after {lock.failures} wrong PINs in a row"
+            )
         if not isinstance(pin, str) or not pin:
             raise ActionRefused("enter the owner's PIN")
         if not pin_matches(pin, stored):
@@ -417,8 +435,9 @@ class Table:
             failures = state["failures"] + 1
             seconds = lock_seconds(failures)
             until = datetime.fromisoformat(self.clock()) + timedelta(seconds=seconds)
-            return json.dumps({"failures": failures, "until": until.isoformat() if seconds else None,
-                               "seconds": seconds})  # fmt: skip
+            return json.dumps(
+                {"failures": failures, "until": until.isoformat() if seconds else None, "seconds": seconds}
+            )
 
         return _lock_state(self._pin_lock_write(bump))["failures"]
 
@@ -469,9 +488,10 @@ class Table:
     # ---- the kiosk's own settings and backups (the owner's menu) ---------------------------------------
 
     KIOSK_SETTINGS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "rules_for_new_games": ("evansville", "pagat"), "rotation": ("0", "90", "180", "270"),
+        "rules_for_new_games": ("evansville", "pagat"),
+        "rotation": ("0", "90", "180", "270"),
         "dim_after": ("60", "300", "900", "0"),
-    }  # fmt: skip
+    }
 
     def close(self, fold_log: bool = False) -> None:
         """Closes the database; ``fold_log`` at the kiosk's clean exit (see ``Store.close``)."""
@@ -499,8 +519,15 @@ class Table:
         return None if state.pending is None else score_hand(state.pending.hand, state.rules)
 
 
-def open_table(path: Path, backup_dir: Path, damaged_dir: Path | None = None, *, source: str = "screen",
-               writable: bool = True, **kw: Any) -> tuple[Table, OpenReport]:  # fmt: skip
+def open_table(
+    path: Path,
+    backup_dir: Path,
+    damaged_dir: Path | None = None,
+    *,
+    source: str = "screen",
+    writable: bool = True,
+    **kw: Any,
+) -> tuple[Table, OpenReport]:
     """Opens the database for the controller: a damaged one is restored from a backup with every
     event still readable from it applied again through the rules (see ``store.open_store``)."""
     store, report = open_store(path, backup_dir, damaged_dir, replay=_replay, writable=writable)

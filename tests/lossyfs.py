@@ -209,18 +209,34 @@ class LossyFS:
         node = self._node(path, fh)
         ns = int(node.mtime * 1e9)
         return {
-            "st_ino": node.ino, "st_mode": node.mode, "st_nlink": 2 if node.is_dir else 1,
-            "st_size": len(node.data), "st_blocks": (len(node.data) + 511) // 512,
-            "st_atime": ns, "st_mtime": ns, "st_ctime": ns, "st_uid": os.getuid(), "st_gid": os.getgid(),
-        }  # fmt: skip
+            "st_ino": node.ino,
+            "st_mode": node.mode,
+            "st_nlink": 2 if node.is_dir else 1,
+            "st_size": len(node.data),
+            "st_blocks": (len(node.data) + 511) // 512,
+            "st_atime": ns,
+            "st_mtime": ns,
+            "st_ctime": ns,
+            "st_uid": os.getuid(),
+            "st_gid": os.getgid(),
+        }
 
     def access(self, path: str, amode: int) -> int:
         self._lookup(path)
         return 0
 
     def statfs(self, path: str) -> dict[str, int]:
-        return {"f_bsize": PAGE, "f_frsize": PAGE, "f_blocks": 1 << 20, "f_bfree": 1 << 19, "f_bavail": 1 << 19,
-                "f_files": 1 << 16, "f_ffree": 1 << 15, "f_favail": 1 << 15, "f_namemax": 255}  # fmt: skip
+        return {
+            "f_bsize": PAGE,
+            "f_frsize": PAGE,
+            "f_blocks": 1 << 20,
+            "f_bfree": 1 << 19,
+            "f_bavail": 1 << 19,
+            "f_files": 1 << 16,
+            "f_ffree": 1 << 15,
+            "f_favail": 1 << 15,
+            "f_namemax": 255,
+        }
 
     def mkdir(self, path: str, mode: int) -> int:
         self._new(path, stat.S_IFDIR | (mode & 0o7777))

@@ -40,8 +40,11 @@ def test_sigkill_at_random_moments_never_loses_a_saved_hand(tmp_path):
     for i in range(KILLS):
         writer = subprocess.Popen(
             [sys.executable, "-m", "tests.crash_writer", str(db), str(i)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         early = []
         if i % 8 == 0:  # now and then while it is still starting up
             time.sleep(rng.uniform(0.0, 0.3))

@@ -22,8 +22,12 @@ SECURITY_LIMITS = {"clabber-web.service": 2.0, "clabber-kiosk.service": 4.0, "cl
 
 
 def install(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(ROOT / "deploy" / "install.sh"), "--root", str(root), *args],
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    return subprocess.run(
+        ["bash", str(ROOT / "deploy" / "install.sh"), "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -63,15 +67,20 @@ def pi(tmp_path_factory):
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
 def test_systemd_analyze_verify_prints_nothing(pi, unit):
-    r = subprocess.run(["systemd-analyze", "verify", f"--root={pi['root']}", f"etc/systemd/system/{unit.name}"],
-                       cwd=pi["root"], capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        ["systemd-analyze", "verify", f"--root={pi['root']}", f"etc/systemd/system/{unit.name}"],
+        cwd=pi["root"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and r.stdout == "" and r.stderr == "", r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("unit", sorted(SECURITY_LIMITS), ids=str)
 def test_security_exposure_within_limits(pi, unit):
-    r = subprocess.run(["systemd-analyze", "security", "--offline=true", f"--root={pi['root']}", unit],
-                       capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", f"--root={pi['root']}", unit], capture_output=True, text=True
+    )
     score = float(re.search(r"Overall exposure level for \S+: (\d+\.\d+)", r.stdout).group(1))
     assert score <= SECURITY_LIMITS[unit], r.stdout[-2000:]
 
@@ -86,8 +95,11 @@ def test_the_installed_tree(pi):
     assert os.readlink(root / "opt/clabber/venv") == "venv-0.1.0"
     version = subprocess.run([str(root / "opt/clabber/venv/bin/clabber"), "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and "0.1.0" in version.stdout
-    for unit in ("multi-user.target.wants/clabber-kiosk.service", "multi-user.target.wants/clabber-web.service",
-                 "timers.target.wants/clabber-backup.timer"):  # fmt: skip
+    for unit in (
+        "multi-user.target.wants/clabber-kiosk.service",
+        "multi-user.target.wants/clabber-web.service",
+        "timers.target.wants/clabber-backup.timer",
+    ):
         assert (root / "etc/systemd/system" / unit).is_symlink(), unit
     config = (root / "etc/clabber/config.toml").read_text()
     assert "rotation = 90" in config and "width = 720" in config and "height = 1280" in config
@@ -134,13 +146,36 @@ def test_shellcheck(script):
 @pytest.mark.parametrize("python", ["3.11", "3.13"])
 def test_the_locked_dependencies_resolve_for_a_64_bit_pi(tmp_path, python):
     r = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--quiet", "--no-deps",
-         "--only-binary=:all:", "--implementation", "cp", "--python-version", python,
-         "--platform", "manylinux_2_36_aarch64", "--platform", "manylinux_2_28_aarch64",
-         "--platform", "manylinux_2_17_aarch64", "--platform", "manylinux2014_aarch64",
-         "-r", str(ROOT / "requirements.lock"), "-d", str(tmp_path)],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--implementation",
+            "cp",
+            "--python-version",
+            python,
+            "--platform",
+            "manylinux_2_36_aarch64",
+            "--platform",
+            "manylinux_2_28_aarch64",
+            "--platform",
+            "manylinux_2_17_aarch64",
+            "--platform",
+            "manylinux2014_aarch64",
+            "-r",
+            str(ROOT / "requirements.lock"),
+            "-d",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     wanted = [line.split("==")[0] for line in (ROOT / "requirements.lock").read_text().splitlines() if "==" in line]
     assert len(list(tmp_path.glob("*.whl"))) == len(wanted)
@@ -155,8 +190,13 @@ def test_the_kiosk_tells_systemd_it_is_ready(tmp_path):
     server.settimeout(30)
     exe = Path(sys.executable).with_name("clabber")
     env = {**os.environ, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"}
-    r = subprocess.run([str(exe), "kiosk", "--db", str(tmp_path / "k.db"), "--headless", "--gpio", "off",
-                        "--exit-at-first-frame"], env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    r = subprocess.run(
+        [str(exe), "kiosk", "--db", str(tmp_path / "k.db"), "--headless", "--gpio", "off", "--exit-at-first-frame"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr[-1500:]
     assert server.recv(64) == b"READY=1"
     server.close()

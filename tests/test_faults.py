@@ -115,13 +115,20 @@ def immutable(path: Path):
 def lock_held(db: Path):
     """Another process holding an exclusive lock on the database until the block ends."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sqlite3, sys\n"
-         "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-         "c.execute('PRAGMA locking_mode = EXCLUSIVE'); c.execute('BEGIN EXCLUSIVE')\n"
-         "c.execute(\"INSERT INTO settings VALUES ('held', 'yes')\")\n"
-         "print('held', flush=True); sys.stdin.read()", str(db)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys\n"
+            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "c.execute('PRAGMA locking_mode = EXCLUSIVE'); c.execute('BEGIN EXCLUSIVE')\n"
+            "c.execute(\"INSERT INTO settings VALUES ('held', 'yes')\")\n"
+            "print('held', flush=True); sys.stdin.read()",
+            str(db),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "held"
     try:
         yield holder
@@ -213,9 +220,11 @@ def test_the_kiosk_waits_on_a_lock_and_starts_when_it_is_released(tmp_path):
     exe = Path(sys.executable).with_name("clabber")
     with lock_held(db), open(log, "w") as err:
         proc = subprocess.Popen(
-            [str(exe), "kiosk", "--db", str(db), "--headless", "--gpio", "off"], stdout=subprocess.DEVNULL,
-            stderr=err, env={**os.environ, "CLABBER_RETRY_SECONDS": "0.5"},
-        )  # fmt: skip
+            [str(exe), "kiosk", "--db", str(db), "--headless", "--gpio", "off"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "CLABBER_RETRY_SECONDS": "0.5"},
+        )
         try:
             deadline = time.monotonic() + 60
             while "another program holds a lock" not in log.read_text() and time.monotonic() < deadline:
@@ -306,9 +315,22 @@ def test_permission_denied_is_refused_in_words(tmp_path):
         before = files(folder)
         exe = Path(sys.executable).with_name("clabber")
         r = subprocess.run(
-            ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", str(exe), "game", "--db",
-             str(db), "list"], capture_output=True, text=True, env={**os.environ, "HOME": str(folder)}, timeout=60,
-        )  # fmt: skip
+            [
+                "setpriv",
+                "--reuid=nobody",
+                "--regid=nogroup",
+                "--clear-groups",
+                str(exe),
+                "game",
+                "--db",
+                str(db),
+                "list",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HOME": str(folder)},
+            timeout=60,
+        )
         if "setpriv" in r.stderr and r.returncode != 3:
             pytest.skip(f"cannot run as nobody: {r.stderr.strip()}")
         assert r.returncode == 3 and "permission denied" in r.stderr, r.stderr
@@ -378,8 +400,10 @@ def test_a_deleted_file_with_backups_is_restored_and_the_notice_survives_restart
 def damage_events_page(db: Path, which: float) -> None:
     """Overwrites one page of the event log's table, ``which`` of the way along it."""
     conn = sqlite3.connect(db)
-    pages = [r[0] for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' "
-                                        "ORDER BY pageno")]  # fmt: skip
+    pages = [
+        r[0]
+        for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY pageno")
+    ]
     size = conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()
     victim = pages[int(len(pages) * which)]
@@ -505,8 +529,9 @@ def test_db_check_runs_on_a_snapshot_while_the_kiosk_saves(tmp_path):
         g = table.new_game([f"T{i}", f"U{i}"], first_dealer="N")
         table.add_hand(g.id, QUICK_HANDS[0])
     exe = Path(sys.executable).with_name("clabber")
-    check = subprocess.Popen([str(exe), "db", "--db", str(db), "check"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+    check = subprocess.Popen(
+        [str(exe), "db", "--db", str(db), "check"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     slowest = 0.0
     while check.poll() is None:
         started = time.monotonic()

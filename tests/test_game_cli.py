@@ -63,7 +63,9 @@ def test_correct_with_pin_and_reason(db, tmp_path):
     assert json.loads(r.stdout)["marks"] == {"NS": "", "EW": "XX"}
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT reason, authorised_by FROM events WHERE kind = 'hand_corrected'").fetchone() == (
-        "typo", "owner")  # fmt: skip
+        "typo",
+        "owner",
+    )
 
 
 def test_export_import_round_trip_into_a_fresh_database(db, tmp_path):

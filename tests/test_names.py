@@ -121,9 +121,12 @@ def test_names_already_stored_reach_the_terminal_escaped(tmp_path):
     table.store.close()
     listing = clabber("game", "--db", str(db), "list")
     assert listing.returncode == 0 and "\\x1b[31mRED\\x1b[0m\\u202eSREKCAM 0 – 0 Mackeys\\x9b2J" in listing.stdout
-    for out in (listing.stdout, clabber("game", "--db", str(db), "show", "1").stdout,
-                clabber("game", "--db", str(db), "list", "--json").stdout,
-                clabber("game", "--db", str(db), "export", "1").stdout):  # fmt: skip
+    for out in (
+        listing.stdout,
+        clabber("game", "--db", str(db), "show", "1").stdout,
+        clabber("game", "--db", str(db), "list", "--json").stdout,
+        clabber("game", "--db", str(db), "export", "1").stdout,
+    ):
         assert not any(text_problem(line) for line in out.splitlines()), out
     shown = json.loads(clabber("game", "--db", str(db), "show", "1").stdout)
     assert shown["teams"] == {"NS": ns, "EW": ew}  # the JSON still says exactly what is stored

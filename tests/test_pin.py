@@ -72,8 +72,17 @@ def test_a_pbkdf2_hash_from_an_older_kiosk_still_opens_and_is_stored_anew_as_scr
     assert table.store.setting(PIN_KEY) == upgraded  # stored once, not on every entry
 
 
-@pytest.mark.parametrize("stored", ["scrypt$1073741824$8$1$00$00", "scrypt$16384$8$1$zz$00", "plain$2468", "",
-                                    "pbkdf2_sha256$99999999999$00$00", "scrypt$16384$8$1$00"])  # fmt: skip
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "scrypt$1073741824$8$1$00$00",
+        "scrypt$16384$8$1$zz$00",
+        "plain$2468",
+        "",
+        "pbkdf2_sha256$99999999999$00$00",
+        "scrypt$16384$8$1$00",
+    ],
+)
 def test_a_stored_hash_that_is_not_ours_matches_nothing_and_costs_nothing(stored):
     start = time.perf_counter()
     assert not pin_matches("2468", stored)
@@ -85,11 +94,24 @@ def test_a_stored_hash_that_is_not_ours_matches_nothing_and_costs_nothing(stored
 
 @pytest.mark.parametrize(
     ("pin", "why"),
-    [("2468", "6 to 12 digits"), ("1234567890123", "6 to 12 digits"), ("12345a", "digits"), ("１２３４５６", "digits"),
-     ("000000", "repeated"), ("111111", "repeated"), ("121212", "repeated"), ("123123", "repeated"),
-     ("123456", "run"), ("654321", "run"), ("345678", "run"), ("135791", "run"), ("901234", "run"),
-     ("112233", "common"), ("159753", "common")],
-)  # fmt: skip
+    [
+        ("2468", "6 to 12 digits"),
+        ("1234567890123", "6 to 12 digits"),
+        ("12345a", "digits"),
+        ("１２３４５６", "digits"),
+        ("000000", "repeated"),
+        ("111111", "repeated"),
+        ("121212", "repeated"),
+        ("123123", "repeated"),
+        ("123456", "run"),
+        ("654321", "run"),
+        ("345678", "run"),
+        ("135791", "run"),
+        ("901234", "run"),
+        ("112233", "common"),
+        ("159753", "common"),
+    ],
+)
 def test_short_and_trivial_pins_are_refused_saying_why(table, pin, why):
     assert why in valid_pin(pin)
     with pytest.raises(ActionRefused, match=why):

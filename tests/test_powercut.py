@@ -58,9 +58,11 @@ class Tally:
     seconds: float = 0.0
 
     def figures(self, label: str) -> str:
-        return (f"{label}: {self.cuts} cuts, {self.acknowledged} hands acknowledged, {self.lost} lost"
-                f" at {self.cuts_with_loss} cuts, {len(self.damage)} damaged, {self.fsyncs} fsyncs,"
-                f" {self.seconds:.0f} s")  # fmt: skip
+        return (
+            f"{label}: {self.cuts} cuts, {self.acknowledged} hands acknowledged, {self.lost} lost"
+            f" at {self.cuts_with_loss} cuts, {len(self.damage)} damaged, {self.fsyncs} fsyncs,"
+            f" {self.seconds:.0f} s"
+        )
 
 
 def _on_sheet(db: Path) -> dict[int, int]:

@@ -42,8 +42,12 @@ def test_the_jack_draw_picks_the_first_dealer_from_the_random_source(table):
 def test_the_rules_are_frozen_into_the_game(table):
     g = table.new_game(["A", "B"], rules={"target": 300, "tie_at_target": "play_on"}, first_dealer="N")
     started = table.store.events(g.id)[0]
-    assert started.payload["rules"] == {"pass_out_deal": "same", "target": 300, "both_reach_target": "higher",
-                                        "tie_at_target": "play_on"}  # fmt: skip
+    assert started.payload["rules"] == {
+        "pass_out_deal": "same",
+        "target": 300,
+        "both_reach_target": "higher",
+        "tie_at_target": "play_on",
+    }
 
 
 @pytest.mark.parametrize(
@@ -100,7 +104,11 @@ def test_resume_after_restart_exactly_where_it_was(table):
     again = reopen(table)
     after = again.open_game()
     assert (after.id, after.sheet, after.dealer, after.pending.record) == (
-        before.id, before.sheet, before.dealer, before.pending.record)  # fmt: skip
+        before.id,
+        before.sheet,
+        before.dealer,
+        before.pending.record,
+    )
     again.store.close()
 
 
@@ -195,8 +203,11 @@ def test_export_import_export_is_identical(table, tmp_path):
 
 
 def test_an_invalid_import_stores_nothing(table):
-    bad = {"format": "clabber-game/1", "teams": {"NS": "A", "EW": "B"},
-           "hands": [{"dealer": "N", "trump": "H", "maker": "E", "points": {"NS": 70, "EW": 90}}]}  # fmt: skip
+    bad = {
+        "format": "clabber-game/1",
+        "teams": {"NS": "A", "EW": "B"},
+        "hands": [{"dealer": "N", "trump": "H", "maker": "E", "points": {"NS": 70, "EW": 90}}],
+    }
     with pytest.raises(ActionRefused, match=r"hands\[0\].points"):
         table.import_game(bad)
     assert event_count(table.store) == 0

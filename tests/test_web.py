@@ -40,8 +40,14 @@ def site(tmp_path_factory):
     open_game = table.new_game(["Open", "Game"], first_dealer="E")
     table.store.close()
     server = Server(folder / "clabber.db")
-    yield {"server": server, "db": folder / "clabber.db", "game": game, "evil": evil, "open": open_game,
-           "folder": folder}  # fmt: skip
+    yield {
+        "server": server,
+        "db": folder / "clabber.db",
+        "game": game,
+        "evil": evil,
+        "open": open_game,
+        "folder": folder,
+    }
     assert "Traceback" not in server.close()
 
 
@@ -53,8 +59,9 @@ def decode_qr(path) -> str:
 
 def test_the_printed_qr_decodes_to_the_result_page(site):
     png = site["folder"] / "qr.png"
-    r = clabber("qr", "--db", str(site["db"]), str(site["game"].id), "--png", str(png),
-                "--public-url", site["server"].base)  # fmt: skip
+    r = clabber(
+        "qr", "--db", str(site["db"]), str(site["game"].id), "--png", str(png), "--public-url", site["server"].base
+    )
     assert r.returncode == 0, r.stderr
     url = decode_qr(png)
     assert url == f"{site['server'].base}/g/{site['game'].token}"

@@ -150,9 +150,11 @@ def test_idle_and_slow_connections_neither_stop_the_pages_nor_stay(tmp_path):
         flood.close()
         output = server.close()
     longest = max(flood.lifetimes, default=0.0)
-    print(f"opened {opened} ({flood.refused} refused); requests {len(latencies)}, "
-          f"p50 {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.0f} ms; "
-          f"longest-lived flood connection {longest:.1f} s; log {log.stat().st_size} bytes")  # fmt: skip
+    print(
+        f"opened {opened} ({flood.refused} refused); requests {len(latencies)}, "
+        f"p50 {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.0f} ms; "
+        f"longest-lived flood connection {longest:.1f} s; log {log.stat().st_size} bytes"
+    )
     assert opened >= IDLE, f"only {opened} connections could be opened: the flood did not happen"
     assert still_open == 0, f"{still_open} connections still open {HEAD_TIMEOUT + SLACK:.0f} s after the flood"
     assert longest <= HEAD_TIMEOUT + SLACK, f"a connection stayed {longest:.1f} s"
@@ -197,10 +199,14 @@ def assert_hardened(status: int, headers: dict[str, str], what: str) -> None:
 def test_every_response_carries_the_security_headers(served):
     port, token = served["ok"].port, served["game"].token
     expect = {
-        f"/g/{token}": (200, "no-cache"), f"/g/{token}.json": (200, "no-cache"), "/view": (200, "max-age"),
-        "/": (404, "no-store"), "/recent": (404, "no-store"), "/g/nothing-here-at-all": (404, "no-store"),
+        f"/g/{token}": (200, "no-cache"),
+        f"/g/{token}.json": (200, "no-cache"),
+        "/view": (200, "max-age"),
+        "/": (404, "no-store"),
+        "/recent": (404, "no-store"),
+        "/g/nothing-here-at-all": (404, "no-store"),
         "/g/" + "x" * 40 + ".json": (404, "no-store"),
-    }  # fmt: skip
+    }
     for path, (status, cache) in expect.items():
         got, headers, _ = fetch(port, path)
         assert got == status, path
@@ -341,8 +347,10 @@ def test_a_game_whose_log_cannot_be_folded_says_so_and_is_logged_once(tmp_path):
     conn.execute("DROP TRIGGER events_append_only_update")
     seq = conn.execute("SELECT seq FROM events WHERE game = ? AND kind = 'hand_entered' ORDER BY seq", (game.id,))
     first = seq.fetchone()[0]
-    conn.execute("UPDATE events SET payload = replace(payload, '\"NS\": 70', '\"NS\": 79') WHERE game = ? AND seq = ?",
-                 (game.id, first))  # fmt: skip
+    conn.execute(
+        "UPDATE events SET payload = replace(payload, '\"NS\": 70', '\"NS\": 79') WHERE game = ? AND seq = ?",
+        (game.id, first),
+    )
     conn.commit()
     conn.close()
     log = tmp_path / "server.log"
@@ -385,8 +393,9 @@ def test_drawing_big_games_does_not_hold_up_other_pages(tmp_path):
         assert fetch(server.port, f"/g/{big.token}")[0] == 200
         one = time.monotonic() - start  # folding and drawing one big game, cold
         results: list[int] = []
-        drawers = [threading.Thread(target=lambda t=g.token: results.append(fetch(server.port, f"/g/{t}")[0]))
-                   for g in copies]  # fmt: skip
+        drawers = [
+            threading.Thread(target=lambda t=g.token: results.append(fetch(server.port, f"/g/{t}")[0])) for g in copies
+        ]
         for t in drawers:
             t.start()
         small = []
@@ -399,6 +408,8 @@ def test_drawing_big_games_does_not_hold_up_other_pages(tmp_path):
     finally:
         assert "Traceback" not in server.close()
     assert results == [200] * len(copies)
-    print(f"one big game {one * 1000:.0f} ms; small pages meanwhile: {len(small)}, "
-          f"median {statistics.median(small) * 1000:.1f} ms")  # fmt: skip
+    print(
+        f"one big game {one * 1000:.0f} ms; small pages meanwhile: {len(small)}, "
+        f"median {statistics.median(small) * 1000:.1f} ms"
+    )
     assert len(small) >= 3 and statistics.median(small) < one / 3, (one, small)

@@ -28,8 +28,10 @@ def test_each_message_is_written_once_per_interval_and_says_how_many_were_held()
         r = record("at the limit of %d connections", 832)
         if limit.filter(r):
             written.append(r.getMessage())
-    assert written == ["at the limit of 832 connections",
-                       "at the limit of 832 connections (5999 more like this since it was last written)"]  # fmt: skip
+    assert written == [
+        "at the limit of 832 connections",
+        "at the limit of 832 connections (5999 more like this since it was last written)",
+    ]
     assert limit.filter(record("game %d cannot be shown: %s", 3, "points"))  # another message: its own count
 
 

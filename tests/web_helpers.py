@@ -32,8 +32,14 @@ class Server:
     and hard, as ``ulimit -n`` or systemd's ``LimitNOFILE`` would; ``wrap`` is a command the
     server is started through (one that ends by running its arguments)."""
 
-    def __init__(self, db: Path, env: dict[str, str] | None = None, log: Path | None = None,
-                 nofile: int | None = None, wrap: list[str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        db: Path,
+        env: dict[str, str] | None = None,
+        log: Path | None = None,
+        nofile: int | None = None,
+        wrap: list[str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
@@ -45,11 +51,25 @@ class Server:
 
         self._log_file = open(log, "w") if log is not None else None  # noqa: SIM115 (closed in close())
         self.process = subprocess.Popen(
-            [*(wrap or []), str(exe), "serve", "--db", str(db), "--host", "127.0.0.1", "--port", str(self.port),
-             "--public-url", self.base],
-            stdout=subprocess.PIPE, stderr=self._log_file or subprocess.PIPE, text=True,
-            env={**os.environ, **(env or {})}, preexec_fn=limit if nofile is not None else None,
-        )  # fmt: skip
+            [
+                *(wrap or []),
+                str(exe),
+                "serve",
+                "--db",
+                str(db),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--public-url",
+                self.base,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=self._log_file or subprocess.PIPE,
+            text=True,
+            env={**os.environ, **(env or {})},
+            preexec_fn=limit if nofile is not None else None,
+        )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:

@@ -177,8 +177,12 @@ class KioskRoot(FloatLayout):
             self._refused()
             return
         table = self.table
-        calls = {"next": (table.move_deal, ("next",)), "back": (table.move_deal, ("back",)),
-                 "undo": (table.undo, ()), "seat": (table.deal_to, (arg,))}  # fmt: skip
+        calls = {
+            "next": (table.move_deal, ("next",)),
+            "back": (table.move_deal, ("back",)),
+            "undo": (table.undo, ()),
+            "seat": (table.deal_to, (arg,)),
+        }
         fn, args = calls[kind]
         with table.acting_as("button"):
             state, _ = self.act(fn, g.id, *args, action_id=new_action_id())
@@ -222,10 +226,15 @@ def _screen(name: str) -> Any:
     from kiosk.ui import cards, dispute, over, owner, quick, sheet, start, summary
 
     classes = {
-        "start": start.StartScreen, "sheet": sheet.SheetScreen, "quick": quick.QuickScreen,
-        "summary": summary.SummaryScreen, "cards": cards.CardsScreen, "replay": dispute.ReplayScreen,
-        "over": over.OverScreen, "owner": owner.OwnerScreen,
-    }  # fmt: skip
+        "start": start.StartScreen,
+        "sheet": sheet.SheetScreen,
+        "quick": quick.QuickScreen,
+        "summary": summary.SummaryScreen,
+        "cards": cards.CardsScreen,
+        "replay": dispute.ReplayScreen,
+        "over": over.OverScreen,
+        "owner": owner.OwnerScreen,
+    }
     return classes[name](name=name)
 
 
@@ -270,11 +279,23 @@ class KioskApp(App):
     root: Any  # the score sheet, or the waiting screen while the database cannot open
     use_kivy_settings = False
 
-    def __init__(self, table: Table | None, notice: str | None = None, dim_after: float = 300,
-                 backup_dir: Path | None = None, backups_keep: int = 14, exit_at_first_frame: bool = False,
-                 gpio: Any = None, state_dir: Path | None = None, public_url: str = "http://127.0.0.1:8080",
-                 reopen: Any = None, retry_every: float = 10, px_per_mm: float | None = None,
-                 panel: tuple[int, int] = (800, 480), **kw: Any) -> None:  # fmt: skip
+    def __init__(
+        self,
+        table: Table | None,
+        notice: str | None = None,
+        dim_after: float = 300,
+        backup_dir: Path | None = None,
+        backups_keep: int = 14,
+        exit_at_first_frame: bool = False,
+        gpio: Any = None,
+        state_dir: Path | None = None,
+        public_url: str = "http://127.0.0.1:8080",
+        reopen: Any = None,
+        retry_every: float = 10,
+        px_per_mm: float | None = None,
+        panel: tuple[int, int] = (800, 480),
+        **kw: Any,
+    ) -> None:
         """``table`` None: the database could not be opened (``notice`` says why); ``reopen``
         tries again, giving (table, notice) or raising StoreError, until it works."""
         super().__init__(**kw)

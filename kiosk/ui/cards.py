@@ -120,8 +120,10 @@ class CardsScreen(KioskScreen):
         self.maker = draft.get("maker") or ""
         self.trump = draft.get("trump") or ""
         self.plays = list(draft.get("plays") or [])
-        chips = {s: tuple(c for c in (chip_of(cards) for cards in lists) if c is not None)
-                 for s, lists in (draft.get("melds") or {}).items()}  # fmt: skip
+        chips = {
+            s: tuple(c for c in (chip_of(cards) for cards in lists) if c is not None)
+            for s, lists in (draft.get("melds") or {}).items()
+        }
         self.chips = chips
         if not self.ids.grid.children:
             self._build_grid()
@@ -219,8 +221,10 @@ class CardsScreen(KioskScreen):
             who = SEAT_NAMES[r.seat] if r.seat is not None else team_name(r.team)
             played = card_symbol(r.card) if r.card is not None else card_symbol(parse_card(name))
             q = RenegeQuestion(self, name)
-            q.question = (f"{card_symbol(parse_card(name))} shows a renege by {who}: in trick {r.trick} "
-                          f"{who} played {played} — {r.reason}.\nRecord it as a renege?")  # fmt: skip
+            q.question = (
+                f"{card_symbol(parse_card(name))} shows a renege by {who}: in trick {r.trick} "
+                f"{who} played {played} — {r.reason}.\nRecord it as a renege?"
+            )
             q.open()
             self._question = q
             return
@@ -230,8 +234,9 @@ class CardsScreen(KioskScreen):
         if after.bell_seat() is not None and before.bell_seat() is None:
             seat = after.bell_seat()
             notice = BellNotice(self)
-            notice.said = (f"Bell — 20 for {team_name(team_of(seat))}: {SEAT_NAMES[seat]} played the King "
-                           f"and Queen of trump.")  # fmt: skip
+            notice.said = (
+                f"Bell — 20 for {team_name(team_of(seat))}: {SEAT_NAMES[seat]} played the King and Queen of trump."
+            )
             notice.open()
             self._bell = notice
 

@@ -90,8 +90,11 @@ class ReplayScreen(KioskScreen):
             lines = opening_lines(hand)
             if not hand.plays:
                 lines += ["Entered quickly:"] + [f"  {line}" for line in result_lines(hand, g.rules)]
-            steps = [f"{t['what']} {t['at'][11:16]} UTC from the {t['source']}" + (f" ({t['reason']})" if t["reason"]
-                     else "") for t in entry.trail()]  # fmt: skip
+            steps = [
+                f"{t['what']} {t['at'][11:16]} UTC from the {t['source']}"
+                + (f" ({t['reason']})" if t["reason"] else "")
+                for t in entry.trail()
+            ]
             lines.append("Trail: " + "; ".join(s for s in steps if not s.startswith("corrected")))
             lines += corrections_said(entry)
             self.body = _mark_reneges(lines)

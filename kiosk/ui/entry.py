@@ -143,10 +143,17 @@ def entry_from_record(record: dict[str, Any]) -> Entry:
     value = points.get(team)
     renege = record.get("renege")
     return Entry(
-        maker=record.get("maker"), trump=record.get("trump"), passed_out=bool(record.get("passed_out")),
-        points_team=team, points="" if value is None else str(value), melds=melds, bell=record.get("bell"),
-        renege=renege if isinstance(renege, dict) else None, round=record.get("round"), up=record.get("up"),
-    )  # fmt: skip
+        maker=record.get("maker"),
+        trump=record.get("trump"),
+        passed_out=bool(record.get("passed_out")),
+        points_team=team,
+        points="" if value is None else str(value),
+        melds=melds,
+        bell=record.get("bell"),
+        renege=renege if isinstance(renege, dict) else None,
+        round=record.get("round"),
+        up=record.get("up"),
+    )
 
 
 def chip_of(cards: list[str]) -> MeldChip | None:

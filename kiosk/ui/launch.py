@@ -72,12 +72,20 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
 
     dim_after = int(stored("dim_after") or cfg.dim_after)
     app: Any = KioskApp(
-        table, notice, dim_after=dim_after, backup_dir=cfg.backup_dir, backups_keep=cfg.backups_keep,
-        exit_at_first_frame=exit_at_first_frame, gpio=cfg.gpio, state_dir=cfg.db.parent,
-        public_url=base_url(cfg.public_url, cfg.serve_port), reopen=reopen,
+        table,
+        notice,
+        dim_after=dim_after,
+        backup_dir=cfg.backup_dir,
+        backups_keep=cfg.backups_keep,
+        exit_at_first_frame=exit_at_first_frame,
+        gpio=cfg.gpio,
+        state_dir=cfg.db.parent,
+        public_url=base_url(cfg.public_url, cfg.serve_port),
+        reopen=reopen,
         retry_every=float(os.environ.get("CLABBER_RETRY_SECONDS", "10")),
-        px_per_mm=cfg.px_per_mm or None, panel=(cfg.width, cfg.height),
-    )  # fmt: skip
+        px_per_mm=cfg.px_per_mm or None,
+        panel=(cfg.width, cfg.height),
+    )
     try:
         app.run()
     finally:

@@ -115,8 +115,15 @@ class WaitingRoot(BoxLayout):
         _background(self, theme.BG)
         self.retry_ = retry
         self.every = every
-        self.add_widget(_text("The score sheet cannot open its database", font_size=theme.large(), bold=True,
-                              size_hint_y=None, height=theme.line(theme.large(), 2)))  # fmt: skip
+        self.add_widget(
+            _text(
+                "The score sheet cannot open its database",
+                font_size=theme.large(),
+                bold=True,
+                size_hint_y=None,
+                height=theme.line(theme.large(), 2),
+            )
+        )
         self.message = _text(message, font_size=theme.body(), color=theme.ERROR, valign="top")
         self.add_widget(self.message)
         self.status = _text(

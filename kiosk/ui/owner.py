@@ -123,8 +123,9 @@ class OwnerScreen(KioskScreen):
         if self.root_.game is None:
             self.notes = "No game is open."
             return
-        ReasonPicker(title="Why abandon this game?", reasons=list(ABANDON_REASONS), screen=self,
-                     purpose="abandon").open()  # fmt: skip
+        ReasonPicker(
+            title="Why abandon this game?", reasons=list(ABANDON_REASONS), screen=self, purpose="abandon"
+        ).open()
 
     def reason_chosen(self, purpose: str, reason: str) -> None:
         if not self.root_.owner_pin:

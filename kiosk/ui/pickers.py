@@ -10,9 +10,20 @@ from kivy.uix.modalview import ModalView
 from kiosk.ui.widgets import Big
 
 # The rulebook's reneges (RULES.md, "Renege"), short enough for a button.
-RENEGE_REASONS = ("didn't follow suit", "didn't trump", "didn't overtrump", "said play, no trump",
-                  "named round 1's suit", "meld out of turn", "bell too early", "played out of turn",
-                  "exposed a card", "table talk", "looked at a trick", "false renege call")  # fmt: skip
+RENEGE_REASONS = (
+    "didn't follow suit",
+    "didn't trump",
+    "didn't overtrump",
+    "said play, no trump",
+    "named round 1's suit",
+    "meld out of turn",
+    "bell too early",
+    "played out of turn",
+    "exposed a card",
+    "table talk",
+    "looked at a trick",
+    "false renege call",
+)
 MAX_REASON = 40
 
 

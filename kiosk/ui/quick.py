@@ -101,8 +101,14 @@ class QuickScreen(KioskScreen):
         for s in SEAT_NAMES:
             self.ids[f"melds_{s}"] = self.ids[f"meldrow_{s}"].ids.chips
 
-    def show(self, correct: int = 0, record: dict[str, Any] | None = None, maker: str | None = None,
-             passed_out: bool = False, **options: Any) -> None:  # fmt: skip
+    def show(
+        self,
+        correct: int = 0,
+        record: dict[str, Any] | None = None,
+        maker: str | None = None,
+        passed_out: bool = False,
+        **options: Any,
+    ) -> None:
         self.correcting = correct
         g = self.game
         self.players = {s: (g.players.get(s, "") if g else "") for s in SEAT_NAMES}
@@ -201,8 +207,12 @@ class QuickScreen(KioskScreen):
             return
         record = self.entry.record(self.dealer)
         if self.correcting:
-            ReasonPicker(title=f"Why correct hand {self.correcting}?", reasons=list(CORRECTION_REASONS),
-                         screen=self, purpose="correct").open()  # fmt: skip
+            ReasonPicker(
+                title=f"Why correct hand {self.correcting}?",
+                reasons=list(CORRECTION_REASONS),
+                screen=self,
+                purpose="correct",
+            ).open()
             return
         table, g = self.table, self.game
         self.root_.table_quiet(table.save_draft, g.id, record)  # "Change" on the summary comes back to this
@@ -214,8 +224,15 @@ class QuickScreen(KioskScreen):
 
     def _save_correction(self, reason: str) -> None:
         record = self.entry.record(self.dealer)
-        state, problems = self.root_.act(self.table.correct, self.root_.game_id, self.correcting, record, reason,
-                                         self.root_.owner_pin, action_id=self._done_id)  # fmt: skip
+        state, problems = self.root_.act(
+            self.table.correct,
+            self.root_.game_id,
+            self.correcting,
+            record,
+            reason,
+            self.root_.owner_pin,
+            action_id=self._done_id,
+        )
         if state is None:
             self._refused(problems)
             return
@@ -264,8 +281,11 @@ class QuickScreen(KioskScreen):
             row.clear_widgets()
             for i, chip in enumerate(e.melds.get(s, ())):
                 suit = theme.suit_markup(chip.suit) if chip.kind != "four" else ""
-                b = Big(text=f"{chip.words()}{suit} · {chip.points}", font_size=theme.small(),
-                        faulty=bool(self.faulty.get("melds")))  # fmt: skip
+                b = Big(
+                    text=f"{chip.words()}{suit} · {chip.points}",
+                    font_size=theme.small(),
+                    faulty=bool(self.faulty.get("melds")),
+                )
                 b.bind(on_release=lambda _b, seat=s, index=i: self.open_melds(seat, index))
                 row.add_widget(b)
             if e.bell == s:

@@ -41,8 +41,9 @@ def with_heights(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each row as tall as its notes need (the rows' layout reads ``height`` from the data)."""
     from kiosk.ui import theme
 
-    return [{**line, "height": max(theme.line(theme.large()), theme.line(theme.small(), line["lines"]))}
-            for line in lines]  # fmt: skip
+    return [
+        {**line, "height": max(theme.line(theme.large()), theme.line(theme.small(), line["lines"]))} for line in lines
+    ]
 
 
 class SheetScreen(KioskScreen):

@@ -87,8 +87,14 @@ class StartScreen(KioskScreen):
 
     def start(self, first_dealer: str | None) -> None:
         players = {s: self.names[s] for s in "NESW" if self.names[s].strip()}
-        state = self.act(self.table.new_game, [self.names["NS"], self.names["EW"]], players or None, self.rules,
-                         first_dealer, action_id=self._start_id)  # fmt: skip
+        state = self.act(
+            self.table.new_game,
+            [self.names["NS"], self.names["EW"]],
+            players or None,
+            self.rules,
+            first_dealer,
+            action_id=self._start_id,
+        )
         if state is None:
             return
         self.root_.game_id = state.id

@@ -39,8 +39,7 @@ class SummaryScreen(KioskScreen):
         self.confirmer = ("EW" if g.pending.by == "NS" else "NS") if g.pending.by else ""
 
     def confirm(self) -> None:
-        state = self.act(self.table.confirm, self.root_.game_id, by=self.confirmer or None,
-                         action_id=self._confirm_id)  # fmt: skip
+        state = self.act(self.table.confirm, self.root_.game_id, by=self.confirmer or None, action_id=self._confirm_id)
         if state is not None:
             self.root_.show("over" if state.status != "open" else "sheet")
 
@@ -65,15 +64,19 @@ def melds_said(hand: Any, s: Any) -> list[str]:
     if s.meld_winner is None:
         a, b = best
         assert a is not None and b is not None  # melds on both sides and neither scores: a push
-        return [f"Melds: {SEAT_NAMES[a[1]]}'s {a[0].describe()} and {SEAT_NAMES[b[1]]}'s {b[0].describe()} are "
-                "equal: neither team scores melds"]  # fmt: skip
+        return [
+            f"Melds: {SEAT_NAMES[a[1]]}'s {a[0].describe()} and {SEAT_NAMES[b[1]]}'s {b[0].describe()} are "
+            "equal: neither team scores melds"
+        ]
     w = s.meld_winner
     won, lost = best[w], best[1 - w]
     if lost is None:
         return [f"Melds: {TEAM[w]} {s.melds[w]} ({SEAT_NAMES[won[1]]}'s {won[0].describe()})"]
     why = "four of a kind beats a sequence" if won[0].is_four and not lost[0].is_four else "the higher meld"
-    return [f"Melds: {SEAT_NAMES[won[1]]}'s {won[0].describe()} beat {SEAT_NAMES[lost[1]]}'s "
-            f"{lost[0].describe()} ({why}): {TEAM[w]} {s.melds[w]}, {TEAM[1 - w]}'s melds do not count"]  # fmt: skip
+    return [
+        f"Melds: {SEAT_NAMES[won[1]]}'s {won[0].describe()} beat {SEAT_NAMES[lost[1]]}'s "
+        f"{lost[0].describe()} ({why}): {TEAM[w]} {s.melds[w]}, {TEAM[1 - w]}'s melds do not count"
+    ]
 
 
 def describe(hand: Any, s: Any) -> tuple[str, list[str]]:
@@ -86,8 +89,9 @@ def describe(hand: Any, s: Any) -> tuple[str, list[str]]:
     if any(s.bell):
         team = 0 if s.bell[0] else 1
         seat = hand.bell_seat()
-        lines.append(f"Bell: 20 for {TEAM[team]}" + (f" ({SEAT_NAMES[seat]} held K and Q of trump)"
-                                                        if seat is not None else ""))  # fmt: skip
+        lines.append(
+            f"Bell: 20 for {TEAM[team]}" + (f" ({SEAT_NAMES[seat]} held K and Q of trump)" if seat is not None else "")
+        )
     if s.void:
         lines.append(f"Next dealer {SEAT_NAMES[s.next_dealer]} (the same)")
         return "Both teams reneged: nothing scored, the same dealer deals again.", lines
@@ -102,8 +106,11 @@ def describe(hand: Any, s: Any) -> tuple[str, list[str]]:
         return f"Renege by {by} ({reason}): {by} scores 0.", lines
     makers, others = TEAM[s.makers], TEAM[1 - s.makers] if s.makers is not None else ""
     if s.set:
-        lines.insert(0, f"XX — set: {makers} {s.totals[s.makers]} against {others} {s.totals[1 - s.makers]} "
-                        "(the makers need more than the others)")  # fmt: skip
+        lines.insert(
+            0,
+            f"XX — set: {makers} {s.totals[s.makers]} against {others} {s.totals[1 - s.makers]} "
+            "(the makers need more than the others)",
+        )
     else:
         lines.insert(0, f"Made: {makers} {s.totals[s.makers]} against {others} {s.totals[1 - s.makers]}")
     lines.append(f"Next dealer {SEAT_NAMES[s.next_dealer]}")

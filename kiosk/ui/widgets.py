@@ -81,8 +81,11 @@ class Keyboard(GridLayout):
                 row.add_widget(key)
             self.add_widget(row)
         row = BoxLayout(spacing=4)
-        for label, fn in (("space", lambda *_: typist.type("space")), ("⌫", lambda *_: typist.type("⌫")),
-                          (self.last_key, lambda *_: typist.next_field())):  # fmt: skip
+        for label, fn in (
+            ("space", lambda *_: typist.type("space")),
+            ("⌫", lambda *_: typist.type("⌫")),
+            (self.last_key, lambda *_: typist.next_field()),
+        ):
             b = Big(text=label)
             b.bind(on_release=fn)
             row.add_widget(b)

@@ -25,9 +25,18 @@ _SAYINGS: tuple[tuple[str, str], ...] = (
     (r"^melds\.(\w).*", "{0}'s melds cannot be: check them"),
     (r"^renege.reason: .*", "Say why it was a renege"),
 )
-_FIELDS = {"melds": "melds", "bell": "melds", "points": "points", "trump": "trump", "maker": "maker",
-           "round": "bidding", "bids": "bidding", "up": "bidding", "passed_out": "bidding",
-           "renege": "renege"}  # fmt: skip
+_FIELDS = {
+    "melds": "melds",
+    "bell": "melds",
+    "points": "points",
+    "trump": "trump",
+    "maker": "maker",
+    "round": "bidding",
+    "bids": "bidding",
+    "up": "bidding",
+    "passed_out": "bidding",
+    "renege": "renege",
+}
 
 
 def field_of(line: str) -> str:

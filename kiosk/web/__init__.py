@@ -203,15 +203,26 @@ def view_of(game: GameState, site: Site) -> dict[str, Any]:
     url = result_url(site.base_url, game.token)
     result = result_of(game, site.table_name)
     hands = [
-        {"number": row.number, "text": replay_text(entry.hand, game.rules), "summary": hand_summary(row),
-         "corrected": bool(entry.corrections)}
+        {
+            "number": row.number,
+            "text": replay_text(entry.hand, game.rules),
+            "summary": hand_summary(row),
+            "corrected": bool(entry.corrections),
+        }
         for row, entry in zip(game.sheet.rows, game.hands, strict=True)
-    ]  # fmt: skip
+    ]
     record = game.record()
     corrections = corrections_of(game)
     return {
-        "game": game, "result": result, "rows": sheet_rows(game), "hands": hands, "url": url, "qr": qr_svg(url),
-        "offline": viewer_link(site.viewer_url, result), "record": record, "corrections": corrections,
+        "game": game,
+        "result": result,
+        "rows": sheet_rows(game),
+        "hands": hands,
+        "url": url,
+        "qr": qr_svg(url),
+        "offline": viewer_link(site.viewer_url, result),
+        "record": record,
+        "corrections": corrections,
         "json_record": {**record, "corrections": corrections} if corrections else record,
         "players": [(s, game.players[s]) for s in SEAT_NAMES if s in game.players],
-    }  # fmt: skip
+    }

@@ -107,9 +107,13 @@ class GuardedH11Protocol(H11Protocol):
 
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to a request it cannot parse, with the site's headers."""
-        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close"),
-                   (b"cache-control", b"no-store"), (b"content-security-policy", PLAIN_CSP),
-                   *SECURITY_HEADERS]  # fmt: skip
+        headers = [
+            (b"content-type", b"text/plain; charset=utf-8"),
+            (b"connection", b"close"),
+            (b"cache-control", b"no-store"),
+            (b"content-security-policy", PLAIN_CSP),
+            *SECURITY_HEADERS,
+        ]
         try:
             self.transport.write(self.conn.send(h11.Response(status_code=400, headers=headers, reason=b"Bad Request")))
             self.transport.write(self.conn.send(h11.Data(data=b"Bad request.\n")))

@@ -69,6 +69,11 @@ class Hardened:
         except Exception:
             log.exception("a page failed")
             if not started:
-                await send_hardened({"type": "http.response.start", "status": 500,
-                                     "headers": [(b"content-type", b"text/plain; charset=utf-8")]})  # fmt: skip
+                await send_hardened(
+                    {
+                        "type": "http.response.start",
+                        "status": 500,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+                    }
+                )
                 await send_hardened({"type": "http.response.body", "body": b"This page cannot be shown.\n"})

@@ -55,11 +55,19 @@ def serve(site: Site, host: str, port: int) -> None:
     except OSError as e:
         raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     config = uvicorn.Config(
-        create_app(site), log_level="warning", access_log=False,
-        http=guarded_protocol(guard), ws="none", lifespan="on", backlog=BACKLOG,
-        timeout_keep_alive=KEEP_ALIVE, h11_max_incomplete_event_size=MAX_HEAD,
-        server_header=False, date_header=True, proxy_headers=False,
-    )  # fmt: skip
+        create_app(site),
+        log_level="warning",
+        access_log=False,
+        http=guarded_protocol(guard),
+        ws="none",
+        lifespan="on",
+        backlog=BACKLOG,
+        timeout_keep_alive=KEEP_ALIVE,
+        h11_max_incomplete_event_size=MAX_HEAD,
+        server_header=False,
+        date_header=True,
+        proxy_headers=False,
+    )
     server = uvicorn.Server(config)  # the config sets up logging; the rate limit goes on after it
     rate_limit()
     server.run(sockets=[sock])

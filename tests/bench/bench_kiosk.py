@@ -44,10 +44,14 @@ def cold_start(db: Path) -> None:
     b = [first_frame(bare) for _ in range(RUNS)]
     kt, bt = statistics.median(t for t, _ in k), statistics.median(t for t, _ in b)
     km, bm = statistics.median(m for _, m in k), statistics.median(m for _, m in b)
-    print(f"cold start to first frame, 1,000 games  kiosk {kt * 1000:6.0f} ms   bare Kivy {bt * 1000:6.0f} ms"
-          f"   ratio {kt / bt:.2f}x (target <= 1.5x)")  # fmt: skip
-    print(f"resident memory at first frame          kiosk {km / 1024:6.1f} MB   bare Kivy {bm / 1024:6.1f} MB"
-          f"   ratio {km / bm:.2f}x (target <= 1.3x)")  # fmt: skip
+    print(
+        f"cold start to first frame, 1,000 games  kiosk {kt * 1000:6.0f} ms   bare Kivy {bt * 1000:6.0f} ms"
+        f"   ratio {kt / bt:.2f}x (target <= 1.5x)"
+    )
+    print(
+        f"resident memory at first frame          kiosk {km / 1024:6.1f} MB   bare Kivy {bm / 1024:6.1f} MB"
+        f"   ratio {km / bm:.2f}x (target <= 1.3x)"
+    )
 
 
 def confirm_to_sheet() -> None:
@@ -77,8 +81,10 @@ def confirm_to_sheet() -> None:
             kiosk.frames(1)  # the frame that draws the updated sheet
             samples.append(time.perf_counter() - start)
         kiosk.close()
-    print(f"confirmed hand to updated sheet (one frame drawn) {statistics.median(samples) * 1000:6.1f} ms"
-          "   (target <= 16 ms)")  # fmt: skip
+    print(
+        f"confirmed hand to updated sheet (one frame drawn) {statistics.median(samples) * 1000:6.1f} ms"
+        "   (target <= 16 ms)"
+    )
 
 
 def main() -> None:

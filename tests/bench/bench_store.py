@@ -91,8 +91,12 @@ def generate(path: Path, games: int) -> None:
             "INSERT INTO events (game, seq, at, kind, payload, action_id, source) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(gid, e.seq, e.at, e.kind, json.dumps(p), None, e.source) for e, p in zip(events, payloads, strict=True)],
         )
-        game = {**rows["game"], "id": gid, "token": token,
-                "updated_at": f"2026-{1 + gid % 12:02d}-{1 + gid % 28:02d}T{gid % 24:02d}:00:00.000+00:00"}  # fmt: skip
+        game = {
+            **rows["game"],
+            "id": gid,
+            "token": token,
+            "updated_at": f"2026-{1 + gid % 12:02d}-{1 + gid % 28:02d}T{gid % 24:02d}:00:00.000+00:00",
+        }
         store.db["games"].insert(game)
         store.db["hands"].insert_all([{**h, "game": gid} for h in rows["hands"]])
         if gid % 5000 == 0:
@@ -126,8 +130,10 @@ def main() -> None:
         raw, entered, confirmed = save_hands(folder, 500)
         print(f"4 KiB write + fsync                      {median_ms(raw):7.2f} ms")
         print(f"enter a hand (one durable transaction)   {median_ms(entered):7.2f} ms")
-        print(f"confirm a hand (one durable transaction) {median_ms(confirmed):7.2f} ms"
-              f"   ratio to fsync {median_ms(confirmed) / median_ms(raw):.2f}x (target <= 2x)")  # fmt: skip
+        print(
+            f"confirm a hand (one durable transaction) {median_ms(confirmed):7.2f} ms"
+            f"   ratio to fsync {median_ms(confirmed) / median_ms(raw):.2f}x (target <= 2x)"
+        )
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     big = BENCH_DIR / "games-100000.db"
     if not big.exists():
@@ -150,8 +156,10 @@ def main() -> None:
         n = store.rebuild(project)
         times.append(time.perf_counter() - start)
     per_game = statistics.median(times) / n * 1000
-    print(f"full rebuild of the derived tables, {n} games {statistics.median(times):7.2f} s"
-          f"   ({per_game:.2f} ms a game; 100,000 games ~ {per_game * 100:.0f} s)")  # fmt: skip
+    print(
+        f"full rebuild of the derived tables, {n} games {statistics.median(times):7.2f} s"
+        f"   ({per_game:.2f} ms a game; 100,000 games ~ {per_game * 100:.0f} s)"
+    )
     store.close()
 
 

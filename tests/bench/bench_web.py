@@ -31,11 +31,20 @@ def main() -> None:
             game = table.add_hand(game.id, {"trump": "S", "maker": "N", "points": {"NS": 130, "EW": 32}})
         table.store.close()
         server = Server(db)
-        writer = subprocess.Popen([sys.executable, "-m", "tests.crash_writer", str(db), "1"], cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        writer = subprocess.Popen(
+            [sys.executable, "-m", "tests.crash_writer", str(db), "1"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
-            run = subprocess.run(["wrk", "-t2", "-c50", "-d10s", "--latency", f"{server.base}/g/{game.token}"],
-                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+            run = subprocess.run(
+                ["wrk", "-t2", "-c50", "-d10s", "--latency", f"{server.base}/g/{game.token}"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
         finally:
             writer.send_signal(signal.SIGTERM)
             saved_out, writer_err = writer.communicate()
@@ -49,10 +58,14 @@ def main() -> None:
     saves = sum(1 for line in saved_out.splitlines() if line.startswith("saved"))
     failed_saves = "Traceback" in writer_err and "KeyboardInterrupt" not in writer_err
     print("Clabber result-page benchmark: 50 connections, 10 s, loopback, while hands are being saved")
-    print(f"requests {requests.group(1) if requests else '?'}   p50 {p50.group(1) if p50 else '?'}"
-          f"   p99 {p99.group(1) if p99 else '?'} (target <= 20 ms)")  # fmt: skip
-    print(f"errors: non-2xx {non2xx.group(1) if non2xx else 0}, socket {socket_errors.group(1) if socket_errors else 0}"
-          f"   hands saved meanwhile {saves}, failed saves {'yes' if failed_saves else 0}")  # fmt: skip
+    print(
+        f"requests {requests.group(1) if requests else '?'}   p50 {p50.group(1) if p50 else '?'}"
+        f"   p99 {p99.group(1) if p99 else '?'} (target <= 20 ms)"
+    )
+    print(
+        f"errors: non-2xx {non2xx.group(1) if non2xx else 0}, socket {socket_errors.group(1) if socket_errors else 0}"
+        f"   hands saved meanwhile {saves}, failed saves {'yes' if failed_saves else 0}"
+    )
     if "Traceback" in server_err:
         print("the server failed:", server_err[-800:])
 

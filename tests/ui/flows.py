@@ -26,9 +26,16 @@ def start_game(k: Kiosk, ns: str = "Ruminers", ew: str = "Mackeys", first: str |
         k.tap(f"first_{first}")
 
 
-def quick_hand(k: Kiosk, maker: str, trump: str, points: str, team: str | None = None,
-               melds: tuple[tuple[str, str], ...] = (), renege: tuple[str, str] | None = None,
-               confirm: bool = True) -> None:  # fmt: skip
+def quick_hand(
+    k: Kiosk,
+    maker: str,
+    trump: str,
+    points: str,
+    team: str | None = None,
+    melds: tuple[tuple[str, str], ...] = (),
+    renege: tuple[str, str] | None = None,
+    confirm: bool = True,
+) -> None:
     """From the sheet: who said play, trump, one team's points, meld chips, Done, the other team confirms."""
     k.tap(f"play_{maker}")
     k.tap(f"trump_{trump}")

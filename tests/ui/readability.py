@@ -129,8 +129,9 @@ def problems(where: str) -> list[str]:
             if isinstance(w, Button) and not w.disabled:
                 buttons.append((w, _box(w)))
                 if min(w.width, w.height) < min_target - 0.5:
-                    found.append(f"{name}: target {w.width / ppmm:.1f}x{w.height / ppmm:.1f} mm, under "
-                                 f"{theme.MIN_TARGET_MM} mm")  # fmt: skip
+                    found.append(
+                        f"{name}: target {w.width / ppmm:.1f}x{w.height / ppmm:.1f} mm, under {theme.MIN_TARGET_MM} mm"
+                    )
                 x0, y0, x1, y1 = _box(w)
                 if x0 < -0.5 or y0 < -0.5 or x1 > Window.width + 0.5 or y1 > Window.height + 0.5:
                     found.append(f"{name}: off the screen")
@@ -147,8 +148,14 @@ def problems(where: str) -> list[str]:
             w.texture_update()
             tw, th = w.texture_size
             if w.text_size[0] is not None and w.text_size[1] is not None:  # a fixed box clips: measure
-                core = CoreLabel(text=_plain(w), font_size=max(_font_sizes(w)), bold=w.bold, font_name=w.font_name,
-                                 text_size=(w.text_size[0], None), halign=w.halign)  # fmt: skip
+                core = CoreLabel(
+                    text=_plain(w),
+                    font_size=max(_font_sizes(w)),
+                    bold=w.bold,
+                    font_name=w.font_name,
+                    text_size=(w.text_size[0], None),
+                    halign=w.halign,
+                )
                 core.refresh()
                 th = max(th, core.texture.size[1])
             if not w.shorten and (tw > w.width + 2 or th > w.height + 2):

@@ -32,8 +32,15 @@ def box(w):
 
 def controls(k):
     """Every button a finger can reach on the screen now."""
-    return [w for w in k.screen.walk(restrict=True) if isinstance(w, Button) and not w.disabled and w.opacity > 0
-            and w.width > 1 and all(p.opacity > 0 for p in _parents(w))]  # fmt: skip
+    return [
+        w
+        for w in k.screen.walk(restrict=True)
+        if isinstance(w, Button)
+        and not w.disabled
+        and w.opacity > 0
+        and w.width > 1
+        and all(p.opacity > 0 for p in _parents(w))
+    ]
 
 
 def _parents(w):

@@ -141,9 +141,11 @@ def test_no_kivy_developer_module_starts_whatever_its_config_file_says(tmp_path)
     home = tmp_path / "kivy"
     home.mkdir()
     (home / "config.ini").write_text("[modules]\ninspector =\nkeybinding =\nconsole =\nmonitor =\nrecorder =\n")
-    code = ("from pathlib import Path; from kiosk.ui.boot import Display, configure; "
-            f"configure(Display(headless=True), kivy_home=Path({str(home)!r})); "
-            "from kivy.config import Config; print(sorted(Config.options('modules')))")  # fmt: skip
+    code = (
+        "from pathlib import Path; from kiosk.ui.boot import Display, configure; "
+        f"configure(Display(headless=True), kivy_home=Path({str(home)!r})); "
+        "from kivy.config import Config; print(sorted(Config.options('modules')))"
+    )
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.strip().splitlines()[-1] == "[]", r.stdout + r.stderr[-2000:]
 

@@ -13,6 +13,11 @@ from tests.helpers import ROOT
 
 @pytest.mark.parametrize("size", [(800, 480), (720, 1280)], ids=["800x480", "720x1280"])
 def test_every_screen_is_readable_from_a_metre(size):
-    run = subprocess.run([sys.executable, "-m", "tests.ui.shoot", f"{size[0]}x{size[1]}", "--check"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.ui.shoot", f"{size[0]}x{size[1]}", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, (run.stdout + run.stderr[-3000:])[-6000:]

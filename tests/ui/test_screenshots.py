@@ -11,12 +11,31 @@ from PIL import Image
 from tests.helpers import ROOT
 from tests.ui.conftest import SCREENSHOTS
 
-NAMES = ["01-start", "02-start-names", "03-start-first-dealer", "04-jack-draw", "05-sheet", "06-meld-picker",
-         "07-quick-entry", "07b-quick-entry-too-many", "07c-renege-dialog", "07d-round-and-up-card",
-         "07e-quick-entry-error", "08-summary", "09-card-by-card", "10-renege-question", "10b-summary-renege",
-         "11-replay", "11a-card-by-card-melds", "11b-bell", "12-owner-pin",
-         "12-owner-pin-locked", "13-owner-menu", "14-owner-settings",
-         "15-game-over"]  # fmt: skip
+NAMES = [
+    "01-start",
+    "02-start-names",
+    "03-start-first-dealer",
+    "04-jack-draw",
+    "05-sheet",
+    "06-meld-picker",
+    "07-quick-entry",
+    "07b-quick-entry-too-many",
+    "07c-renege-dialog",
+    "07d-round-and-up-card",
+    "07e-quick-entry-error",
+    "08-summary",
+    "09-card-by-card",
+    "10-renege-question",
+    "10b-summary-renege",
+    "11-replay",
+    "11a-card-by-card-melds",
+    "11b-bell",
+    "12-owner-pin",
+    "12-owner-pin-locked",
+    "13-owner-menu",
+    "14-owner-settings",
+    "15-game-over",
+]
 
 
 @pytest.mark.parametrize("size", [(800, 480), (720, 1280)], ids=["800x480", "720x1280"])
@@ -24,8 +43,13 @@ def test_every_screen_at_both_sizes(size):
     folder = SCREENSHOTS / f"{size[0]}x{size[1]}"
     for old in folder.glob("*.png"):
         old.unlink()
-    run = subprocess.run([sys.executable, "-m", "tests.ui.shoot", f"{size[0]}x{size[1]}", str(folder)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.ui.shoot", f"{size[0]}x{size[1]}", str(folder)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     for name in NAMES:
         image = Image.open(folder / f"{name}.png").convert("RGB")
