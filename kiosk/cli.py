@@ -1,4 +1,10 @@
-"""The ``clabber`` command: score, sheet and replay hand and game records.
+"""The ``clabber`` command, mirroring the library as sqlite-utils' command does:
+
+- ``score``, ``sheet``, ``replay``: the engine on hand and game records (HAND-RECORD.md);
+- ``game``: the controller's actions on the kiosk's database (new, hand, show, list, undo,
+  correct, deal, export, import);
+- ``db``: check, rebuild, back up, restore, and the owner's notices; ``pin``: the owner's PIN;
+- ``serve`` and ``qr``: the result pages and their QR codes; ``kiosk``: the touchscreen.
 
 Each subcommand imports only what it needs, so ``clabber score`` starts without Kivy.
 A refused record exits with status 2, prints nothing on standard output, and prints one line
