@@ -8,7 +8,8 @@
 # binfmt_misc if needed, builds the base root once with debootstrap and keeps it in
 # $CLABBER_ARM64_CACHE (default /var/cache/clabber-arm64). Every run starts from a fresh copy of
 # that base: the installer's own apt step (install.sh --apt-only), then install.sh --no-apt, as
-# on a Pi. Downloaded .debs and wheels are kept in the cache between runs. Needs only the Debian
+# on a Pi. Downloaded .debs and wheels are kept in the cache between runs, and so is the root after
+# the apt step, for as long as install.sh does not change. Needs only the Debian
 # mirror and PyPI. Figures and what only a real Pi can confirm: docs/arm64.md.
 set -euo pipefail
 
@@ -74,30 +75,53 @@ if [ ! -f "$BASE/.complete" ]; then
   say "base root built in ${BUILD_S}s"
 fi
 
-# ---- this run's root: a fresh copy of the base -----------------------------------------------
-if mounted; then die "something is still mounted under $WORK: unmount it first"; fi
-rm -rf --one-file-system "$WORK"
-cp -a "$BASE" "$WORK"
-mount --bind /dev "$WORK/dev"
-mount --bind /dev/pts "$WORK/dev/pts"
-mount -t proc proc "$WORK/proc"
-mount -t sysfs sysfs "$WORK/sys"
-cp /etc/resolv.conf "$WORK/etc/resolv.conf"
-# pip inside the root trusts what the host trusts (the host may reach PyPI through its own CA).
-install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$WORK/etc/ssl/host-ca.crt"
-# No daemon starts inside a chroot.
-printf '#!/bin/sh\nexit 101\n' > "$WORK/usr/sbin/policy-rc.d"
-chmod 0755 "$WORK/usr/sbin/policy-rc.d"
-# The host's apt settings for its mirror (e.g. a snapshot whose Release files are past their date).
-if [ -f /etc/apt/apt.conf.d/99artifact-registry ]; then cp /etc/apt/apt.conf.d/99artifact-registry "$WORK/etc/apt/apt.conf.d/"; fi
-install -d "$WORK/var/cache/apt/archives" "$WORK/root/.cache"
-cp -a "$CACHE/debs/." "$WORK/var/cache/apt/archives/"
-cp -a "$CACHE/pip" "$WORK/root/.cache/pip"
-# The checkout, as a clone would have it (tracked and new files; not .venv or other ignored ones).
-# shellcheck disable=SC2016  # the inner sh expands it
-git -C "$SRC" ls-files -z --cached --others --exclude-standard |
-  (cd "$SRC" && xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
-  tar -C "$SRC" --null -T - -cf - | tar -C "$WORK/root" --one-top-level=clabber -xf -
+# ---- this run's root: a fresh copy ----------------------------------------------------------
+# Of the base root, or of the root that the same installer's apt step already ran in (kept per
+# hash of install.sh: emulated dpkg is the slow part, and it only repeats when the script changes).
+APT_KEY=$(sha256sum < "$SRC/deploy/install.sh" | cut -c1-12)
+WITH_PACKAGES=$CACHE/with-packages-$APT_KEY
+
+mount_root() {
+  mount --bind /dev "$WORK/dev"
+  mount --bind /dev/pts "$WORK/dev/pts"
+  mount -t proc proc "$WORK/proc"
+  mount -t sysfs sysfs "$WORK/sys"
+}
+
+fresh_root() {
+  if mounted; then die "something is still mounted under $WORK: unmount it first"; fi
+  rm -rf --one-file-system "$WORK"
+  cp -a "$1" "$WORK"
+  rm -f "$WORK/.complete"
+  cp /etc/resolv.conf "$WORK/etc/resolv.conf"
+  # pip inside the root trusts what the host trusts (the host may reach PyPI through its own CA).
+  install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$WORK/etc/ssl/host-ca.crt"
+  # No daemon starts inside a chroot.
+  printf '#!/bin/sh\nexit 101\n' > "$WORK/usr/sbin/policy-rc.d"
+  chmod 0755 "$WORK/usr/sbin/policy-rc.d"
+  # The host's apt settings for its mirror (e.g. a snapshot whose Release files are past their date).
+  if [ -f /etc/apt/apt.conf.d/99artifact-registry ]; then
+    cp /etc/apt/apt.conf.d/99artifact-registry "$WORK/etc/apt/apt.conf.d/"
+  fi
+  install -d "$WORK/var/cache/apt/archives" "$WORK/root/.cache"
+  cp -a "$CACHE/debs/." "$WORK/var/cache/apt/archives/"
+  rm -rf "$WORK/root/.cache/pip" "$WORK/root/clabber"
+  cp -a "$CACHE/pip" "$WORK/root/.cache/pip"
+  # The checkout, as a clone would have it (tracked and new files; not .venv or other ignored ones).
+  # shellcheck disable=SC2016  # the inner sh expands it
+  git -C "$SRC" ls-files -z --cached --others --exclude-standard |
+    (cd "$SRC" && xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
+    tar -C "$SRC" --null -T - -cf - | tar -C "$WORK/root" --one-top-level=clabber -xf -
+  mount_root
+}
+
+if [ -f "$WITH_PACKAGES/.complete" ]; then
+  PACKAGES_FROM="cached (the apt step ran in this root before, with this install.sh)"
+  fresh_root "$WITH_PACKAGES"
+else
+  PACKAGES_FROM="fresh base root"
+  fresh_root "$BASE"
+fi
 
 in_root() {
   chroot "$WORK" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -117,8 +141,18 @@ fi
 APT_S=$(since "$t")
 cp -a "$WORK/var/cache/apt/archives/." "$CACHE/debs/" 2>/dev/null || true
 rm -f "$CACHE/debs/lock"
-say "apt step: ${APT_S}s ($(grep -c '' "$CACHE/apt-step.log") lines of log)"
+say "apt step: ${APT_S}s in a $PACKAGES_FROM"
 grep '^install.sh:' "$CACHE/apt-step.log" | sed 's/^/  /'
+if [ ! -f "$WITH_PACKAGES/.complete" ]; then
+  cleanup
+  rm -rf --one-file-system "$CACHE"/with-packages-*
+  cp -a "$WORK" "$WITH_PACKAGES.tmp"
+  rm -rf "$WITH_PACKAGES.tmp/root/clabber" "$WITH_PACKAGES.tmp/root/.cache/pip"
+  find "$WITH_PACKAGES.tmp/var/cache/apt/archives" -name '*.deb' -delete
+  mv "$WITH_PACKAGES.tmp" "$WITH_PACKAGES"
+  touch "$WITH_PACKAGES/.complete"
+  mount_root
+fi
 
 t=$(now)
 if ! in_root bash /root/clabber/deploy/install.sh --no-apt > "$CACHE/install.log" 2>&1; then
@@ -148,4 +182,4 @@ print(found[0].text if found else "")' "$WORK/tmp/clabber-smoke/qr.png")
 if [ -z "$url" ] || [ "$decoded" != "$url" ]; then die "the QR decodes to '$decoded', not '$url'"; fi
 say "qr decoded: $decoded"
 
-say "passed: base root ${BUILD_S}$([ "$BUILD_S" = cached ] || echo s), apt step ${APT_S}s, install ${INSTALL_S}s, whole run $(since "$T0")s"
+say "passed: base root ${BUILD_S}$([ "$BUILD_S" = cached ] || echo s), apt step ${APT_S}s ($PACKAGES_FROM), install ${INSTALL_S}s, whole run $(since "$T0")s"
