@@ -8,8 +8,8 @@ set -euo pipefail
 VENV=/opt/clabber/venv
 C=$VENV/bin/clabber
 PY=$VENV/bin/python
-EX=$(cd "$(dirname "$0")/.." && pwd)/examples
 D=/tmp/clabber-smoke
+EX=$D/examples  # a copy the service users can read (the checkout is under /root)
 PORT=18080
 
 fail() { echo "smoke: FAILED: $*" >&2; exit 1; }
@@ -18,6 +18,8 @@ as_kiosk() { runuser -u clabber -- env HOME=/var/lib/clabber "$@"; }
 
 rm -rf "$D"
 install -d -o clabber -g clabber -m 0750 "$D" /var/lib/clabber  # systemd's StateDirectory= on a Pi
+cp -r "$(dirname "$0")/../examples" "$EX"
+chown -R clabber:clabber "$EX"
 
 echo "arm64: uname -m = $(uname -m)"
 echo "arm64: $(sed -n 's/^PRETTY_NAME="\(.*\)"/\1/p' /etc/os-release)"
@@ -56,7 +58,7 @@ if [ -z "$frame" ] || [ "$status" != 0 ]; then
   fail "the kiosk drew no first frame (exit $status)"
 fi
 echo "arm64: kiosk first frame after ${frame} ms (cold start under emulation; whole run $(( $(ms) - start )) ms)"
-grep -E 'GL (Vendor|Renderer|Version)|clabber.gpio' "$D/kiosk.log" | sed 's/^/smoke:   /' || true
+grep -E 'GL: OpenGL (vendor|renderer|version)|Window: Provider|clabber.gpio' "$D/kiosk.log" | sed 's/^/smoke:   /' || true
 
 # The libraries it loaded from the system (not from the venv), and the packages they come from.
 libs=$(sed -n 's/.*calling init: \(\/.*\)$/\1/p' "$D"/ld.* | grep -v "^$VENV/\|^/opt/clabber/" | sort -u)
@@ -87,13 +89,16 @@ url=$(as_kiosk "$C" qr --db "$D/k.db" "$g" --png "$D/qr.png" --public-url "http:
 [ -s "$D/qr.png" ] || fail "clabber qr wrote no PNG"
 echo "smoke: qr url $url"
 
-runuser -u clabber-web -- env HOME=/nonexistent "$C" serve --db "$D/k.db" --host 127.0.0.1 --port "$PORT" \
+# As the kiosk's user: with the kiosk stopped, a reader that may not write the folder cannot open
+# the WAL-mode file (clabber-web.service's user; a Pi's running kiosk keeps the -wal and -shm).
+# In a session of its own, so that the whole of it (runuser and the server) can be stopped.
+setsid runuser -u clabber -- env HOME=/var/lib/clabber "$C" serve --db "$D/k.db" --host 127.0.0.1 --port "$PORT" \
   > "$D/serve.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
+trap 'kill -- -"$server" 2>/dev/null || true' EXIT
 start=$(ms)
 page=$("$PY" - "$url" <<'EOF'
-import sys, time, urllib.request
+import sys, time, urllib.error, urllib.request
 
 deadline = time.monotonic() + 300  # the server starts slowly under emulation
 while True:
@@ -101,6 +106,9 @@ while True:
         with urllib.request.urlopen(sys.argv[1], timeout=30) as r:
             print(r.status, r.read().decode())
             break
+    except urllib.error.HTTPError as e:
+        print(e.code, e.read().decode()[:300])
+        break
     except OSError:
         if time.monotonic() > deadline:
             raise
@@ -111,6 +119,6 @@ case "$page" in
   "200 "*Ours*Theirs*) echo "smoke: result server answered 200 on 127.0.0.1:$PORT after $(( $(ms) - start )) ms (page names both teams)" ;;
   *) cat "$D/serve.log" >&2; fail "result page: ${page:0:300}" ;;
 esac
-kill "$server"
+kill -- -"$server"
 wait "$server" 2>/dev/null || true
 echo "smoke: passed"

@@ -116,10 +116,10 @@ fresh_root() {
 }
 
 if [ -f "$WITH_PACKAGES/.complete" ]; then
-  PACKAGES_FROM="cached (the apt step ran in this root before, with this install.sh)"
+  PACKAGES_FROM="the root kept from this install.sh's earlier apt step"
   fresh_root "$WITH_PACKAGES"
 else
-  PACKAGES_FROM="fresh base root"
+  PACKAGES_FROM="a fresh copy of the base root"
   fresh_root "$BASE"
 fi
 
@@ -141,7 +141,7 @@ fi
 APT_S=$(since "$t")
 cp -a "$WORK/var/cache/apt/archives/." "$CACHE/debs/" 2>/dev/null || true
 rm -f "$CACHE/debs/lock"
-say "apt step: ${APT_S}s in a $PACKAGES_FROM"
+say "apt step: ${APT_S}s, in $PACKAGES_FROM"
 grep '^install.sh:' "$CACHE/apt-step.log" | sed 's/^/  /'
 if [ ! -f "$WITH_PACKAGES/.complete" ]; then
   cleanup
@@ -182,4 +182,4 @@ print(found[0].text if found else "")' "$WORK/tmp/clabber-smoke/qr.png")
 if [ -z "$url" ] || [ "$decoded" != "$url" ]; then die "the QR decodes to '$decoded', not '$url'"; fi
 say "qr decoded: $decoded"
 
-say "passed: base root ${BUILD_S}$([ "$BUILD_S" = cached ] || echo s), apt step ${APT_S}s ($PACKAGES_FROM), install ${INSTALL_S}s, whole run $(since "$T0")s"
+say "passed: base root ${BUILD_S}$([ "$BUILD_S" = cached ] || echo s), apt step ${APT_S}s (in $PACKAGES_FROM), install ${INSTALL_S}s, whole run $(since "$T0")s"
