@@ -66,7 +66,7 @@ VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' "$SRC/pyproject.toml")
 [ -n "$VERSION" ] || die "cannot read the version from $SRC/pyproject.toml"
 # What install did that is not its own files, so that --purge can undo it (kept until then).
 UNDO=$ETC/.installer-changes
-# libgl1: SDL opens libGL.so.1 at run time (no package depends on it, so nothing else pulls it in).
+# libgl1: Kivy's wheel links libGL.so.1 and SDL opens it; no package here depends on it.
 APT_PACKAGES=(python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libgles2 libmtdev1 fonts-dejavu-core sqlite3)
 # Only Raspberry Pi OS has these; elsewhere (plain Debian) the installer goes on without them.
 APT_OPTIONAL=(python3-lgpio)
