@@ -17,17 +17,46 @@ from tests.helpers import ROOT
 pytestmark = pytest.mark.slow  # the installer runs into a directory tree, twice
 
 UNITS = sorted((ROOT / "systemd").glob("clabber-*"))
-SCRIPTS = [ROOT / "deploy" / "install.sh", ROOT / "run", ROOT / ".ci" / "run"]
+SCRIPTS = [
+    ROOT / "deploy" / "install.sh",
+    ROOT / "deploy" / "test-arm64.sh",
+    ROOT / "deploy" / "arm64-smoke.sh",
+    ROOT / "run",
+    ROOT / ".ci" / "run",
+]
 SECURITY_LIMITS = {"clabber-web.service": 2.0, "clabber-kiosk.service": 4.0, "clabber-backup.service": 4.0}
 
 
-def install(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def install(root: Path, *args: str, src: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", str(ROOT / "deploy" / "install.sh"), "--root", str(root), *args],
+        ["bash", str(src / "deploy" / "install.sh"), "--root", str(root), *args],
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+def source_copy(dest: Path) -> Path:
+    """A copy of the checkout's installable parts, to change as a developer would."""
+    for part in ("engine", "kiosk", "deploy", "systemd"):
+        shutil.copytree(ROOT / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "requirements.lock"):
+        shutil.copy(ROOT / name, dest / name)
+    return dest
+
+
+def venv_name(root: Path) -> str:
+    return os.readlink(root / "opt/clabber/venv")
+
+
+def lock_pins(path: Path) -> dict[str, str]:
+    """name -> version for every pin in a lock file (names normalised as pip does)."""
+    pins = {}
+    for line in path.read_text().splitlines():
+        if "==" in line and not line.startswith(("#", " ")):
+            name, version = line.split(" ")[0].split("==")
+            pins[re.sub(r"[-_.]+", "-", name).lower()] = version
+    return pins
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -54,15 +83,38 @@ def pi(tmp_path_factory):
     root = tmp_path_factory.mktemp("pi")
     (root / "boot" / "firmware").mkdir(parents=True)
     (root / "boot" / "firmware" / "cmdline.txt").write_text("console=tty1 root=PARTUUID=1 rootwait\n")
-    (root / "etc").mkdir()
+    etc = root / "etc"
+    etc.mkdir()
+    (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000::/home/pi:/bin/bash\n")
+    (etc / "group").write_text("root:x:0:\nvideo:x:44:pi\nrender:x:105:pi\ninput:x:106:pi\ngpio:x:997:pi\npi:x:1000:\n")
+    (etc / "shadow").write_text("root:*:19000:0:99999:7:::\npi:*:19000:0:99999:7:::\n")
+    (etc / "gshadow").write_text("root:*::\nvideo:!::pi\nrender:!::pi\ninput:!::pi\ngpio:!::pi\npi:!::\n")
+    (etc / ".pwd.lock").touch()  # as the shadow tools leave it
+    for folder in ("mnt", "opt", "var/lib", "usr/lib/sysusers.d"):
+        (root / folder).mkdir(parents=True)
+    for wants, unit in (("multi-user.target.wants", "ssh.service"), ("timers.target.wants", "apt-daily.timer")):
+        (etc / "systemd/system" / wants).mkdir(parents=True)  # with what a Pi has enabled there
+        (etc / "systemd/system" / wants / unit).symlink_to(f"/lib/systemd/system/{unit}")
+    (etc / "fstab").write_text("proc /proc proc defaults 0 0\nPARTUUID=1-01 /boot/firmware vfat defaults 0 2\n")
     # systemd's own units, so that verify can follow the dependencies of ours
     shutil.copytree("/lib/systemd/system", root / "usr" / "lib" / "systemd" / "system", symlinks=True)
+    # A Pi's console has its login prompt on tty1
+    enable = subprocess.run(["systemctl", f"--root={root}", "enable", "getty@tty1.service"], capture_output=True)
+    assert enable.returncode == 0, enable.stderr
+    before = tree(root)
     first = install(root, "--rotation", "90", "--size", "720x1280", "--usb")
     assert first.returncode == 0, first.stderr
     after_first = tree(root)
     second = install(root, "--rotation", "90", "--usb")
     assert second.returncode == 0, second.stderr
-    return {"root": root, "first": after_first, "second": tree(root), "out": second.stdout}
+    return {
+        "root": root,
+        "before": before,
+        "first": after_first,
+        "second": tree(root),
+        "out": second.stdout,
+        "first_out": first.stdout,
+    }
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
@@ -92,7 +144,7 @@ def test_the_installer_is_idempotent(pi):
 
 def test_the_installed_tree(pi):
     root = pi["root"]
-    assert os.readlink(root / "opt/clabber/venv") == "venv-0.1.0"
+    assert re.fullmatch(r"venv-0\.1\.0-[0-9a-f]{12}", venv_name(root))  # the version and a hash of the content
     version = subprocess.run([str(root / "opt/clabber/venv/bin/clabber"), "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and "0.1.0" in version.stdout
     for unit in (
@@ -103,6 +155,11 @@ def test_the_installed_tree(pi):
         assert (root / "etc/systemd/system" / unit).is_symlink(), unit
     config = (root / "etc/clabber/config.toml").read_text()
     assert "rotation = 90" in config and "width = 720" in config and "height = 1280" in config
+    from kiosk.config import load_config
+
+    cfg = load_config(env={"CLABBER_CONFIG": str(root / "etc/clabber/config.toml"), "HOME": str(root)})
+    assert (cfg.width, cfg.height, cfg.rotation) == (720, 1280, 90)
+    assert not (root / "etc/systemd/system/getty.target.wants/getty@tty1.service").exists()
     assert (root / "boot/firmware/cmdline.txt").read_text().count("consoleblank=0") == 1
     passwd = (root / "etc/passwd").read_text()
     groups = {line.split(":")[0]: line.split(":")[3].strip() for line in (root / "etc/group").read_text().splitlines()}
@@ -110,6 +167,31 @@ def test_the_installed_tree(pi):
     assert all("clabber" in groups[g].split(",") for g in ("video", "render", "input", "gpio"))
     assert groups["clabber"] == "clabber-web"  # the web pages may read the database's folder
     assert "LABEL=CLABBER /mnt/clabber-usb" in (root / "etc/fstab").read_text()
+    pip = subprocess.run([str(root / "opt/clabber/venv/bin/python"), "-m", "pip", "--version"], capture_output=True,
+                         text=True)  # fmt: skip
+    assert pip.stdout.startswith(
+        f"pip {lock_pins(ROOT / 'requirements.lock')['pip']} "
+    )  # the locked pip, not the newest
+
+
+def test_without_python3_lgpio_gpio_comes_from_pypi(pi):
+    """Plain Debian has no python3-lgpio (nor has this machine): the installer takes PyPI's wheel."""
+    assert "GPIO: no python3-lgpio on this system; lgpio 0.2.2.0 from PyPI instead" in pi["first_out"]
+    r = subprocess.run([str(pi["root"] / "opt/clabber/venv/bin/python"), "-c", "import lgpio; print(lgpio.__file__)"],
+                       capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0 and r.stdout.startswith(str(pi["root"] / "opt/clabber/venv/")), r.stderr
+
+
+def test_purge_undoes_what_install_did(pi, tmp_path):
+    root = tmp_path / "pi"
+    shutil.copytree(pi["root"], root, symlinks=True)
+    (root / "var/lib/clabber").mkdir(parents=True)
+    (root / "var/lib/clabber/clabber.db").write_bytes(b"games")
+    r = install(root, "--purge")
+    assert r.returncode == 0, r.stderr
+    after = {k: v for k, v in tree(root).items() if not k.endswith("-")}  # passwd- and the like: the tools' backups
+    assert after == {k: v for k, v in pi["before"].items() if not k.endswith("-")}, r.stdout
+    assert "removed consoleblank=0" in r.stdout and "login prompt is back on tty1" in r.stdout
 
 
 def test_the_config_is_kept_on_upgrade_and_uninstall_keeps_the_games(tmp_path):
@@ -136,6 +218,121 @@ def test_the_installer_refuses_bad_options(tmp_path):
     assert r.returncode == 2 and "unknown option" in r.stderr
 
 
+def test_size_is_checked_against_the_kiosks_own_bounds(tmp_path):
+    root = tmp_path / "pi"
+    root.mkdir()
+    for size, why in (("9x9", "--size: 9x9: width 9 must be a whole number of pixels from 200 to 4000"),
+                      ("800x4001", "--size: 800x4001: height 4001 must be a whole number of pixels from 200 to 4000"),
+                      ("800x480/; s/^/x/", "--size: '800x480/; s/^/x/' is not WxH"),
+                      ("800x480\n[gpio]", "is not WxH"), ("x480", "is not WxH"), ("800x", "is not WxH")):  # fmt: skip
+        r = install(root, "--size", size)
+        assert r.returncode == 2 and why in r.stderr, (size, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert list(root.iterdir()) == []  # refused before anything was written
+
+
+def test_root_must_exist(tmp_path):
+    r = install(tmp_path / "nowhere")
+    assert r.returncode == 2 and "--root" in r.stderr and "no such directory" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory):
+    """A bare directory installed into from a checkout on plain Debian with no lgpio wheel for its
+    Python, then again after a fix to the code that kept the version number, then a third time."""
+    base = tmp_path_factory.mktemp("fixed")
+    src = source_copy(base / "src")
+    # As on a Python that PyPI has no lgpio wheel for (3.13 today): no file matches the lock.
+    (src / "deploy/lgpio.lock").write_text("lgpio==0.0.99 --hash=sha256:" + "0" * 64 + "\n")
+    root = base / "root"
+    root.mkdir()
+    runs = [install(root, src=src)]
+    first = venv_name(root)
+    cli = src / "kiosk/cli.py"
+    cli.write_text(
+        cli.read_text().replace('"""Clabber table kiosk: score hands', '"""Clabber table kiosk (fixed): score hands')
+    )
+    runs.append(install(root, src=src))
+    runs.append(install(root, src=src))
+    for r in runs:
+        assert r.returncode == 0, r.stdout + r.stderr
+    return {"root": root, "runs": runs, "first": first}
+
+
+def test_a_root_without_etc_gets_one(fixed):
+    assert "has no etc/: created it" in fixed["runs"][0].stdout
+    assert "clabber:" in (fixed["root"] / "etc/passwd").read_text()
+
+
+def test_without_any_lgpio_the_install_goes_on_without_gpio(fixed):
+    out = fixed["runs"][0].stdout
+    assert "GPIO unavailable: no python3-lgpio on this system and no lgpio wheel on PyPI for Python 3." in out
+    assert "the kiosk runs without the dealer buttons and seat lights" in out
+
+
+def test_a_fix_under_the_same_version_is_installed(fixed):
+    root = fixed["root"]
+    second = venv_name(root)
+    assert second != fixed["first"] and second.startswith("venv-0.1.0-")
+    assert "version 0.1.0 with changed content" in fixed["runs"][1].stdout
+    assert "already installed" in fixed["runs"][2].stdout and venv_name(root) == second
+    helps = subprocess.run([str(root / "opt/clabber/venv/bin/clabber"), "--help"], capture_output=True, text=True)
+    assert "Clabber table kiosk (fixed)" in helps.stdout
+    assert os.readlink(root / "opt/clabber/venv.previous") == fixed["first"]  # --rollback goes back to it
+
+
+def test_a_wheel_that_differs_from_the_lock_is_refused(tmp_path):
+    src = source_copy(tmp_path / "src")
+    lock = src / "requirements.lock"
+    # Every hash of one package replaced: whatever file pip finds for it differs from the lock.
+    text = re.sub(r"(anyio==[^\n]*\n(?:\s+--hash=sha256:[0-9a-f]+[ \\]*\n)+)",
+                  lambda m: re.sub(r"[0-9a-f]{64}", "1" * 64, m.group(1)), lock.read_text())  # fmt: skip
+    assert text != lock.read_text()
+    lock.write_text(text)
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    r = install(root, src=src)
+    assert r.returncode == 2 and "installing the Python packages failed" in r.stderr
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in r.stderr
+    assert not (root / "opt/clabber/venv").exists()
+
+
+def test_every_locked_package_carries_hashes_and_the_dev_lock_agrees():
+    entries = re.split(r"\n(?=\S)", (ROOT / "requirements.lock").read_text().strip())
+    pins = [e for e in entries if not e.startswith("#")]
+    assert len(pins) == len(lock_pins(ROOT / "requirements.lock")) > 20
+    for entry in pins:
+        assert re.search(r"--hash=sha256:[0-9a-f]{64}", entry), entry.splitlines()[0]
+    dev = lock_pins(ROOT / "requirements-dev.lock")
+    for name, version in lock_pins(ROOT / "requirements.lock").items():
+        assert dev.get(name) == version, f"{name}: {version} in requirements.lock, {dev.get(name)} in the dev lock"
+
+
+def test_the_apt_step_goes_on_without_raspberry_pi_os_packages(tmp_path):
+    """On plain Debian python3-lgpio is not in the package lists: apt is not asked for it."""
+    if os.geteuid() != 0:
+        pytest.skip("the apt step runs as root")
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    log = tmp_path / "apt.log"
+    (stubs / "apt-get").write_text(f'#!/bin/sh\necho "apt-get $*" >> {log}\n')
+    candidate = 'echo "  Installed: (none)"; echo "  Candidate: 2.2-1+rpt1"'
+    (stubs / "apt-cache").write_text(
+        f'#!/bin/sh\nif [ "$2" = "$HAS" ]; then {candidate}; else echo "  Candidate: (none)"; fi\n'
+    )
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}"}
+    cmd = ["bash", str(ROOT / "deploy/install.sh"), "--apt-only"]
+    debian = subprocess.run(cmd, capture_output=True, text=True, env={**env, "HAS": "none"})
+    assert debian.returncode == 0, debian.stderr
+    assert "python3-lgpio is not in this system's package lists" in debian.stdout
+    install_line = log.read_text().splitlines()[-1]
+    assert install_line.startswith("apt-get install") and "libgl1 " in install_line and "lgpio" not in install_line
+    raspios = subprocess.run(cmd, capture_output=True, text=True, env={**env, "HAS": "python3-lgpio"})
+    assert raspios.returncode == 0 and "python3-lgpio" in log.read_text().splitlines()[-1]
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_shellcheck(script):
     r = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
@@ -146,6 +343,7 @@ def test_shellcheck(script):
 @pytest.mark.parametrize("python", ["3.11", "3.13"])
 def test_the_locked_dependencies_resolve_for_a_64_bit_pi(tmp_path, python):
     r = subprocess.run(
+        # With the dependencies and every hash checked: the lock is complete and exact for a Pi.
         [
             sys.executable,
             "-m",
@@ -153,7 +351,7 @@ def test_the_locked_dependencies_resolve_for_a_64_bit_pi(tmp_path, python):
             "download",
             "--disable-pip-version-check",
             "--quiet",
-            "--no-deps",
+            "--require-hashes",
             "--only-binary=:all:",
             "--implementation",
             "cp",
