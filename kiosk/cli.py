@@ -625,15 +625,12 @@ def kiosk_command(
     exit_at_first_frame: bool,
 ) -> None:
     """Run the score sheet on the touchscreen (a window on a desktop)."""
-    import logging
-
     from kiosk.config import ConfigError, kiosk_flags, load_config
-
-    # Kivy logs through Python's logging: one line each, to standard error (the journal on a Pi).
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     from kiosk.game_state import ActionRefused
     from kiosk.store import StoreError
     from kiosk.ui import launch
+
+    launch.log_to_journal()  # Kivy logs through Python's logging
 
     try:
         cfg = load_config(kiosk_flags(db=db, size=size, rotation=rotation, fullscreen=fullscreen, gpio=gpio))

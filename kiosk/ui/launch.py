@@ -21,6 +21,25 @@ from kiosk.table import Table, open_table
 log = logging.getLogger("clabber.store")
 
 
+class KivyStacks(logging.Filter):
+    """Keeps the journal readable: Kivy writes a failing provider's stack into its messages; the
+    first lines (what failed, and why) stay, the stack goes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cut = message.find('\n  File "')
+        if record.name.startswith("kivy") and cut >= 0:
+            record.msg, record.args = message[:cut], None
+        return True
+
+
+def log_to_journal() -> None:
+    """One line a message, to standard error (the journal on a Pi), Kivy's included."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(KivyStacks())
+
+
 class CannotStart(RuntimeError):
     """The kiosk cannot start here, in words for the person at the console."""
 
@@ -67,7 +86,15 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
     from kiosk.ui.boot import configure
 
     configure(display, kivy_home=kivy_home(cfg.db.parent / "kivy"))
+    from kivy.core.window import Window
+
     from kiosk.share import base_url
+
+    if Window is None:  # Kivy logged why; say it in words rather than fail on the first use
+        raise CannotStart(
+            "no window could be opened: OpenGL is missing or not working "
+            "(on Debian: sudo apt install libegl1 libgl1 libgl1-mesa-dri)"
+        )
     from kiosk.ui.app import KioskApp
 
     dim_after = int(stored("dim_after") or cfg.dim_after)

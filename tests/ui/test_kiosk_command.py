@@ -35,3 +35,11 @@ def test_a_bad_gpio_setting_is_refused_at_start_naming_the_key(tmp_path):
     cfg.write_text("[gpio]\nnext_pin = 99\n")
     r = clabber("kiosk", "--db", str(tmp_path / "k.db"), "--headless", env={"CLABBER_CONFIG": str(cfg)})
     assert r.returncode == 2 and "gpio.next_pin: 99 is not a GPIO pin" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_with_no_working_opengl_the_kiosk_says_so_in_words(tmp_path):
+    # EGL finds no driver: SDL cannot make a window, as on a Pi missing its GL packages.
+    no_gl = {"__EGL_VENDOR_LIBRARY_FILENAMES": "/nonexistent.json", "LIBGL_DRIVERS_PATH": "/nonexistent"}
+    r = clabber("kiosk", "--db", str(tmp_path / "k.db"), "--headless", "--exit-at-first-frame", env=no_gl)
+    assert r.returncode == 2 and "no window could be opened: OpenGL is missing" in r.stderr
+    assert "Traceback" not in r.stderr and '  File "' not in r.stderr
