@@ -8,27 +8,22 @@ like a bitboard in chess.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from enum import IntEnum
 
 from engine.errors import InvalidRecordError
+from engine.named import Named
 
 Card = int
 Rank = int
 CardSet = int
 
 
-class Suit(IntEnum):
+class Suit(Named):
     """A suit: an int (0 to 3, the order of the card numbers) that prints as its letter."""
 
     C = 0
     D = 1
     H = 2
     S = 3
-
-    def __str__(self) -> str:
-        return self.name
-
-    __repr__ = __str__
 
 
 SUITS: tuple[Suit, ...] = tuple(Suit)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from engine.errors import InvalidRecordError
+from engine.named import Named
 
 
-class Seat(IntEnum):
+class Seat(Named):
     """A seat at the table; an int (0 to 3) that prints as its letter."""
 
     N = 0
@@ -15,22 +14,12 @@ class Seat(IntEnum):
     S = 2
     W = 3
 
-    def __str__(self) -> str:
-        return self.name
 
-    __repr__ = __str__
-
-
-class Team(IntEnum):
+class Team(Named):
     """A partnership: NS (0) or EW (1); an int that prints as its name."""
 
     NS = 0
     EW = 1
-
-    def __str__(self) -> str:
-        return self.name
-
-    __repr__ = __str__
 
 
 SEATS: tuple[Seat, ...] = tuple(Seat)

@@ -606,10 +606,15 @@ def open_reader(path: Path) -> Store:
         return Store(path, immutable=True)
 
 
-def _copy_into(source: Path, dest: Path) -> None:
-    """Copies a database file page by page with SQLite's backup API (sound even while it is in use)."""
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+def _copy_into(source: Path, dest: Path, *, wal: bool = False) -> None:
+    """Copies a database file page by page with SQLite's backup API (sound even while it is in use).
+
+    ``wal``: the source may be in use by the kiosk, with a write-ahead log and no ``-shm`` yet, which
+    only a connection that may write can read; it waits for a lock up to five seconds."""
+    src = sqlite3.connect(source) if wal else sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     try:
+        if wal:
+            src.execute("PRAGMA busy_timeout = 5000")
         out = sqlite3.connect(dest)
         try:
             src.backup(out)
@@ -630,16 +635,7 @@ def snapshot(path: Path, dest: Path) -> None:
     """A consistent copy of ``path`` (with what its write-ahead log holds) made with SQLite's
     online backup: a read transaction only, so the kiosk goes on saving meanwhile."""
     try:
-        src = sqlite3.connect(path)  # not read-only: it must be able to read a WAL with no -shm yet
-        try:
-            src.execute("PRAGMA busy_timeout = 5000")
-            dst = sqlite3.connect(dest)
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
+        _copy_into(path, dest, wal=True)
     except sqlite3.Error as e:
         if is_damage(e):
             raise StoreError(f"{path}: not a readable SQLite database ({e})") from None
