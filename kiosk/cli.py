@@ -72,7 +72,22 @@ def _dump(obj: Any) -> str:
     return json_safe(json.dumps(obj, ensure_ascii=False))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LeagueGroup(click.Group):
+    """Adds ``clabber league``, the league server's commands, imported only when asked for (the league
+    is the top layer: nothing of the kiosk imports it)."""
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name != "league":
+            return super().get_command(ctx, name)
+        from league.cli import league
+
+        return league
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), "league"])
+
+
+@click.group(cls=_LeagueGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="clabber-kiosk")
 def cli() -> None:
     """Clabber table kiosk: score hands, keep the sheet, replay disputes."""

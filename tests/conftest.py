@@ -5,3 +5,5 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+from tests.league_db import league_db  # noqa: E402, F401  (the league's tests run on SQLite and PostgreSQL)

@@ -1,0 +1,254 @@
+"""``clabber league ...``: the organiser library as commands. Refusals are one line on standard
+error with status 2; a database that cannot be used now is status 3; never a traceback."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+
+from engine.text import terminal_safe
+from league.season import LeagueRefused
+
+USAGE_ERROR, TROUBLE = 2, 3
+
+
+def _fail(line: str, code: int = USAGE_ERROR) -> NoReturn:
+    click.echo(terminal_safe(line), err=True)
+    sys.exit(code)
+
+
+def _organiser(ctx: click.Context) -> Any:
+    from league.organiser import Organiser
+    from league.store import Store, StoreTrouble
+
+    if "organiser" not in ctx.meta:
+        try:
+            store = Store(ctx.find_root().params.get("db") or ctx.obj)
+        except StoreTrouble as e:
+            _fail(f"league: {e}", TROUBLE)
+        ctx.call_on_close(store.close)
+        ctx.meta["organiser"] = Organiser(store)
+    return ctx.meta["organiser"]
+
+
+def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
+    """Passes the organiser in; turns refusals and database trouble into one line and a status."""
+
+    @functools.wraps(fn)
+    @click.pass_context
+    def wrapper(ctx: click.Context, *args: Any, **kwargs: Any) -> None:
+        from league.store import StoreTrouble
+
+        try:
+            fn(_organiser(ctx), *args, **kwargs)
+        except LeagueRefused as e:
+            _fail(f"league: {e}")
+        except StoreTrouble as e:
+            _fail(f"league: {e}", TROUBLE)
+
+    return wrapper
+
+
+@click.group("league")
+@click.option("--db", metavar="URL", envvar="CLABBER_LEAGUE_DB", help="A SQLite file or postgresql://… URL.")
+@click.pass_context
+def league(ctx: click.Context, db: str | None) -> None:
+    """The league: seasons, teams, venues, the schedule and the standings."""
+    ctx.obj = db
+
+
+@league.command("create")
+@click.argument("name")
+@_refusals
+def league_create(org: Any, name: str) -> None:
+    """Create a league; prints its id."""
+    click.echo(org.create_league(name))
+
+
+@league.command("list")
+@_refusals
+def league_list(org: Any) -> None:
+    """Leagues, their seasons, divisions and venues, as JSON."""
+    with org.store.read() as r:
+        out = []
+        for lg in r.leagues():
+            seasons = [{**s, "divisions": r.divisions(s["id"])} for s in r.seasons(lg["id"])]
+            for s in seasons:
+                s["settings"] = json.loads(s["settings"])
+            out.append({**lg, "seasons": seasons, "venues": r.venues(lg["id"])})
+    click.echo(json.dumps(out, ensure_ascii=False, indent=1))
+
+
+@league.command("season")
+@click.argument("league_id", type=int)
+@click.argument("name")
+@click.option("--games-per-meeting", type=int, default=1, show_default=True)
+@click.option("--ranking", type=click.Choice(["games_won", "game_points"]), default="games_won", show_default=True)
+@click.option("--tie-breakers", default="game_points,point_difference,head_to_head", show_default=True)
+@click.option("--rules", default="evansville", show_default=True, help="A preset name or a JSON object of variants.")
+@_refusals
+def season_create(
+    org: Any, league_id: int, name: str, games_per_meeting: int, ranking: str, tie_breakers: str, rules: str
+) -> None:
+    """Create a season (and its first division); prints the season's and the division's ids."""
+    rules_value: Any = rules
+    if rules.lstrip().startswith("{"):
+        try:
+            rules_value = json.loads(rules)
+        except ValueError as e:
+            raise LeagueRefused(f"--rules: not JSON: {e}") from None
+    settings = {
+        "games_per_meeting": games_per_meeting,
+        "ranking": ranking,
+        "tie_breakers": [b.strip() for b in tie_breakers.split(",") if b.strip()],
+        "rules": rules_value,
+    }
+    season, division = org.create_season(league_id, name, settings)
+    click.echo(f"{season} {division}")
+
+
+@league.command("division")
+@click.argument("season_id", type=int)
+@click.argument("name")
+@_refusals
+def division_add(org: Any, season_id: int, name: str) -> None:
+    """Add a division to a season; prints its id."""
+    click.echo(org.add_division(season_id, name))
+
+
+@league.command("team")
+@click.argument("division_id", type=int)
+@click.argument("name")
+@click.option("--player", "players", multiple=True, help="Twice: the team's two players.")
+@click.option("--sub", "subs", multiple=True, help="A substitute (any number of times).")
+@_refusals
+def team_add(org: Any, division_id: int, name: str, players: tuple[str, ...], subs: tuple[str, ...]) -> None:
+    """Add a team to a division; prints its id."""
+    click.echo(org.add_team(division_id, name, list(players), list(subs)))
+
+
+@league.command("venue")
+@click.argument("league_id", type=int)
+@click.argument("name")
+@click.option("--tables", type=int, default=1, show_default=True)
+@_refusals
+def venue_add(org: Any, league_id: int, name: str, tables: int) -> None:
+    """Add a venue with its tables; prints its id."""
+    click.echo(org.add_venue(league_id, name, tables))
+
+
+@league.command("schedule")
+@click.argument("division_id", type=int)
+@click.option("--start", help="The first round's date (YYYY-MM-DD); without it, the schedule is shown.")
+@click.option("--every", type=int, default=7, show_default=True, help="Days between rounds.")
+@click.option("--double", is_flag=True, help="A double round robin: every pair meets twice.")
+@click.option("--json", "as_json", is_flag=True)
+@_refusals
+def schedule(org: Any, division_id: int, start: str | None, every: int, double: bool, as_json: bool) -> None:
+    """Make a division's schedule (with --start), or show it."""
+    if start is not None:
+        click.echo(f"{org.make_schedule(division_id, start, every, double)} rounds")
+        return
+    with org.store.read() as r:
+        if r.division(division_id) is None:
+            raise LeagueRefused(f"there is no division {division_id}")
+        names = {t["id"]: t["name"] for t in r.teams(division_id)}
+        venues = {}
+        for m in r.meetings(division_id):
+            if m["venue_id"] is not None and m["venue_id"] not in venues:
+                venues[m["venue_id"]] = r.venue(m["venue_id"])["name"]
+        ms = r.meetings(division_id)
+    if as_json:
+        click.echo(json.dumps(ms, ensure_ascii=False, indent=1))
+        return
+    for m in ms:
+        night = m["date"] or m["round_date"]
+        if m["team_b"] is None:
+            line = f"{names[m['team_a']]}: bye"
+        else:
+            where = venues[m["venue_id"]] + (f", table {m['table_number']}" if m["table_number"] else "")
+            line = f"{names[m['team_a']]} v {names[m['team_b']]} at {where}"
+            if m["forfeit_team"] is not None:
+                line += f" (forfeited by {names[m['forfeit_team']]}: {m['forfeit_reason']})"
+        click.echo(terminal_safe(f"round {m['round']:>2}  {night}  #{m['id']:<4} {line}"))
+
+
+@league.command("move")
+@click.argument("meeting_id", type=int)
+@click.option("--date")
+@click.option("--venue", type=int)
+@click.option("--table", type=int)
+@click.option("--reason", required=True)
+@_refusals
+def move(org: Any, meeting_id: int, date: str | None, venue: int | None, table: int | None, reason: str) -> None:
+    """Move a meeting to another night, venue or table."""
+    org.move_meeting(meeting_id, date=date, venue=venue, table=table, reason=reason)
+
+
+@league.command("forfeit")
+@click.argument("meeting_id", type=int)
+@click.argument("team_id", type=int)
+@click.option("--reason", required=True)
+@_refusals
+def forfeit(org: Any, meeting_id: int, team_id: int, reason: str) -> None:
+    """Record that a team forfeits a meeting."""
+    org.forfeit(meeting_id, team_id, reason)
+
+
+def _outcome(text: str) -> str | None:
+    return None if text == "abandoned" else text
+
+
+@league.command("game")
+@click.argument("meeting_id", type=int)
+@click.argument("points_a", type=int)
+@click.argument("points_b", type=int)
+@click.argument("outcome", type=click.Choice(["a", "b", "tie", "abandoned"]))
+@_refusals
+def game(org: Any, meeting_id: int, points_a: int, points_b: int, outcome: str) -> None:
+    """Record the next game of a meeting (points of team a and b; who won); prints its id."""
+    click.echo(org.record_game(meeting_id, points_a, points_b, _outcome(outcome)))
+
+
+@league.command("rule")
+@click.argument("game_id", type=int)
+@click.argument("outcome", type=click.Choice(["a", "b", "tie", "abandoned"]))
+@click.option("--reason", required=True)
+@_refusals
+def rule(org: Any, game_id: int, outcome: str, reason: str) -> None:
+    """Rule on a game's result, with a reason."""
+    org.rule_game(game_id, _outcome(outcome), reason)
+
+
+@league.command("standings")
+@click.argument("division_id", type=int)
+@click.option("--json", "as_json", is_flag=True)
+@_refusals
+def standings(org: Any, division_id: int, as_json: bool) -> None:
+    """The division's standings, as a table or JSON."""
+    lines = org.standings(division_id)
+    if as_json:
+        click.echo(json.dumps([x.to_json() for x in lines], ensure_ascii=False))
+        return
+    click.echo(
+        f"{'pos':>3}  {'team':<24} {'P':>3} {'W':>3} {'L':>3} {'T':>3} {'wins':>5} {'for':>6} {'agst':>6} {'diff':>6}"
+    )
+    for x in lines:
+        click.echo(
+            terminal_safe(
+                f"{x.position:>3}  {x.name[:24]:<24} {x.played:>3} {x.won:>3} {x.lost:>3} {x.tied:>3} "
+                f"{float(x.wins):>5g} {x.points_for:>6} {x.points_against:>6} {x.difference:>+6}"
+            )
+        )
+
+
+@league.command("rebuild")
+@_refusals
+def rebuild(org: Any) -> None:
+    """Write every derived table again from the log."""
+    click.echo(f"{org.store.rebuild()} events replayed")

@@ -1,0 +1,43 @@
+"""The league's log: what the organiser did, in order, never changed afterwards.
+
+Every other table derives from these events and can be rebuilt from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+LEAGUE_CREATED = "league_created"  # {league, name}
+SEASON_CREATED = "season_created"  # {season, league, name, settings}
+DIVISION_ADDED = "division_added"  # {division, season, name}
+TEAM_ADDED = "team_added"  # {team, division, name, players, substitutes}
+VENUE_ADDED = "venue_added"  # {venue, league, name, tables}
+SCHEDULE_MADE = "schedule_made"  # {division, rounds: [{round, number, date, meetings: [{meeting, a, b, venue}]}]}
+MEETING_MOVED = "meeting_moved"  # {meeting, date, venue, table, reason}
+MEETING_FORFEITED = "meeting_forfeited"  # {meeting, team, reason}
+GAME_RECORDED = "game_recorded"  # {game, meeting, number, points_a, points_b, outcome}
+GAME_RULED = "game_ruled"  # {game, outcome, points_a, points_b, reason}: an organiser's ruling
+
+KINDS = (
+    LEAGUE_CREATED,
+    SEASON_CREATED,
+    DIVISION_ADDED,
+    TEAM_ADDED,
+    VENUE_ADDED,
+    SCHEDULE_MADE,
+    MEETING_MOVED,
+    MEETING_FORFEITED,
+    GAME_RECORDED,
+    GAME_RULED,
+)
+
+
+@dataclass(frozen=True)
+class LeagueEvent:
+    """One entry of the log."""
+
+    id: int
+    at: str  # UTC, ISO 8601
+    kind: str
+    payload: dict[str, Any]

@@ -1,0 +1,261 @@
+"""What an organiser can do to a league, checked and stored as events: the library that
+``clabber league`` mirrors. Every method refuses bad input with ``LeagueRefused`` (where and why),
+and writes nothing then."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from league import events as ev
+from league import store as st
+from league.schedule import make_schedule
+from league.season import LeagueRefused, SeasonSettings, read_settings
+from league.standings import TIE, A, B, Line, Result, standings
+from league.store import Reader, Store
+
+MOST_NAME = 200
+MOST_TABLES = 100
+MOST_SUBSTITUTES = 10
+OUTCOMES = (A, B, TIE)
+
+
+def _name(text: str, what: str) -> str:
+    name = " ".join(str(text).split())
+    if not name:
+        raise LeagueRefused(f"{what}: a name is needed")
+    if len(name) > MOST_NAME or any(ord(c) < 32 for c in name):
+        raise LeagueRefused(f"{what}: a name is at most {MOST_NAME} printable characters")
+    return name
+
+
+def _need(row: dict[str, Any] | None, what: str, id_: int) -> dict[str, Any]:
+    if row is None:
+        raise LeagueRefused(f"there is no {what} {id_}")
+    return row
+
+
+def _date(text: str, what: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except (TypeError, ValueError):
+        raise LeagueRefused(f"{what}: {text!r} is not a date like 2026-01-06") from None
+
+
+def _reason(text: str | None, what: str) -> str:
+    reason = " ".join(str(text or "").split())
+    if not reason:
+        raise LeagueRefused(f"{what}: a reason is needed")
+    return reason
+
+
+class Organiser:
+    """Leagues, seasons, divisions, teams, venues, the schedule, results and rulings."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def create_league(self, name: str) -> int:
+        name = _name(name, "league")
+        with self.store.write() as w:
+            if w.league_named(name):
+                raise LeagueRefused(f"league: there is already a league named {name!r}")
+            id_ = w.next_id(st.leagues)
+            w.append(ev.LEAGUE_CREATED, {"league": id_, "name": name})
+        return id_
+
+    def create_season(self, league: int, name: str, settings: dict[str, Any] | None = None) -> tuple[int, int]:
+        """A season with its first division ("Division 1"); returns both ids."""
+        name = _name(name, "season")
+        checked = read_settings(settings)
+        with self.store.write() as w:
+            _need(w.league(league), "league", league)
+            if any(s["name"] == name for s in w.seasons(league)):
+                raise LeagueRefused(f"season: the league already has a season named {name!r}")
+            id_ = w.next_id(st.seasons)
+            w.append(ev.SEASON_CREATED, {"season": id_, "league": league, "name": name, "settings": checked.to_json()})
+            division = w.next_id(st.divisions)
+            w.append(ev.DIVISION_ADDED, {"division": division, "season": id_, "name": "Division 1"})
+        return id_, division
+
+    def add_division(self, season: int, name: str) -> int:
+        name = _name(name, "division")
+        with self.store.write() as w:
+            _need(w.season(season), "season", season)
+            if any(d["name"] == name for d in w.divisions(season)):
+                raise LeagueRefused(f"division: the season already has a division named {name!r}")
+            id_ = w.next_id(st.divisions)
+            w.append(ev.DIVISION_ADDED, {"division": id_, "season": season, "name": name})
+        return id_
+
+    def add_team(self, division: int, name: str, players: Sequence[str], substitutes: Sequence[str] = ()) -> int:
+        name = _name(name, "team")
+        if len(players) != 2:
+            raise LeagueRefused(f"team {name!r}: a team is two players, not {len(players)}")
+        two = [_name(p, f"team {name!r}: player") for p in players]
+        subs = [_name(p, f"team {name!r}: substitute") for p in substitutes]
+        if len(subs) > MOST_SUBSTITUTES:
+            raise LeagueRefused(f"team {name!r}: at most {MOST_SUBSTITUTES} substitutes")
+        with self.store.write() as w:
+            _need(w.division(division), "division", division)
+            if w.rounds(division):
+                raise LeagueRefused(f"team {name!r}: the division's schedule is made; a team cannot join now")
+            if any(t["name"] == name for t in w.teams(division)):
+                raise LeagueRefused(f"team: the division already has a team named {name!r}")
+            id_ = w.next_id(st.teams)
+            w.append(
+                ev.TEAM_ADDED, {"team": id_, "division": division, "name": name, "players": two, "substitutes": subs}
+            )
+        return id_
+
+    def add_venue(self, league: int, name: str, tables: int = 1) -> int:
+        name = _name(name, "venue")
+        if isinstance(tables, bool) or not isinstance(tables, int) or not 1 <= tables <= MOST_TABLES:
+            raise LeagueRefused(f"venue {name!r}: the number of tables must be from 1 to {MOST_TABLES}")
+        with self.store.write() as w:
+            _need(w.league(league), "league", league)
+            if any(v["name"] == name for v in w.venues(league)):
+                raise LeagueRefused(f"venue: the league already has a venue named {name!r}")
+            id_ = w.next_id(st.venues)
+            w.append(ev.VENUE_ADDED, {"venue": id_, "league": league, "name": name, "tables": tables})
+        return id_
+
+    def make_schedule(self, division: int, start: str, every_days: int = 7, double: bool = False) -> int:
+        """Rounds and meetings for every team of the division; returns the number of rounds."""
+        first = _date(start, "schedule start")
+        with self.store.write() as w:
+            d = _need(w.division(division), "division", division)
+            if w.rounds(division):
+                raise LeagueRefused(f"division {division} already has a schedule")
+            season = _need(w.season(d["season_id"]), "season", d["season_id"])
+            team_ids = [t["id"] for t in w.teams(division)]
+            venue_tables = {v["id"]: v["tables"] for v in w.venues(season["league_id"])}
+            plan = make_schedule(team_ids, venue_tables, first, every_days, double)
+            round_id, meeting_id = w.next_id(st.rounds), w.next_id(st.meetings)
+            out = []
+            for r in plan:
+                ms = []
+                for m in r.meetings:
+                    ms.append({"meeting": meeting_id, "a": m.a, "b": m.b, "venue": m.venue})
+                    meeting_id += 1
+                out.append({"round": round_id, "number": r.number, "date": r.date.isoformat(), "meetings": ms})
+                round_id += 1
+            w.append(ev.SCHEDULE_MADE, {"division": division, "double": double, "rounds": out})
+        return len(plan)
+
+    def move_meeting(
+        self, meeting: int, *, date: str | None = None, venue: int | None = None, table: int | None = None, reason: str
+    ) -> None:
+        """Another night, venue or table for a meeting (what is not given stays)."""
+        why = _reason(reason, f"meeting {meeting}")
+        with self.store.write() as w:
+            m = _need(w.meeting(meeting), "meeting", meeting)
+            if m["team_b"] is None:
+                raise LeagueRefused(f"meeting {meeting} is a bye: there is nothing to move")
+            new_date = _date(date, f"meeting {meeting}").isoformat() if date is not None else m["date"]
+            new_venue = m["venue_id"] if venue is None else venue
+            new_table = m["table_number"] if table is None and venue is None else table
+            league = self._league_of_division(w, m["division_id"])
+            v = _need(w.venue(new_venue), "venue", new_venue)
+            if v["league_id"] != league:
+                raise LeagueRefused(f"venue {new_venue} is not one of this league's venues")
+            if new_table is not None and not 1 <= new_table <= v["tables"]:
+                raise LeagueRefused(f"venue {v['name']!r} has tables 1 to {v['tables']}, not {new_table}")
+            night = new_date or m["round_date"]
+            for other in w.meetings(m["division_id"]):
+                if other["id"] == meeting or (other["date"] or other["round_date"]) != night:
+                    continue
+                if {other["team_a"], other["team_b"]} & {m["team_a"], m["team_b"]}:
+                    raise LeagueRefused(
+                        f"meeting {meeting}: a team of it already plays on {night} (meeting {other['id']})"
+                    )
+            w.append(
+                ev.MEETING_MOVED,
+                {"meeting": meeting, "date": new_date, "venue": new_venue, "table": new_table, "reason": why},
+            )
+
+    def forfeit(self, meeting: int, team: int, reason: str) -> None:
+        """``team`` forfeits the meeting: every game of it counts as won by the other team, no points."""
+        why = _reason(reason, f"meeting {meeting}: forfeit")
+        with self.store.write() as w:
+            m = _need(w.meeting(meeting), "meeting", meeting)
+            if m["team_b"] is None or team not in (m["team_a"], m["team_b"]):
+                raise LeagueRefused(f"meeting {meeting}: team {team} does not play in it")
+            if m["forfeit_team"] is not None:
+                raise LeagueRefused(f"meeting {meeting} is already forfeited")
+            if w.games(meeting):
+                raise LeagueRefused(f"meeting {meeting} has games recorded: rule on those games instead")
+            w.append(ev.MEETING_FORFEITED, {"meeting": meeting, "team": team, "reason": why})
+
+    def record_game(self, meeting: int, points_a: int, points_b: int, outcome: str | None) -> int:
+        """The next game of a meeting as played: ``outcome`` a, b or tie, or None when it was abandoned."""
+        if outcome is not None and outcome not in OUTCOMES:
+            raise LeagueRefused(f"game: the outcome is a, b, tie or none (abandoned), not {outcome!r}")
+        for p in (points_a, points_b):
+            if isinstance(p, bool) or not isinstance(p, int) or abs(p) > 10_000:
+                raise LeagueRefused(f"game: {p!r} is not a game's points")
+        with self.store.write() as w:
+            m = _need(w.meeting(meeting), "meeting", meeting)
+            if m["team_b"] is None:
+                raise LeagueRefused(f"meeting {meeting} is a bye: no games are played")
+            if m["forfeit_team"] is not None:
+                raise LeagueRefused(f"meeting {meeting} was forfeited: no games are played")
+            settings = self._settings_of_division(w, m["division_id"])
+            played = w.games(meeting)
+            if len(played) >= settings.games_per_meeting:
+                raise LeagueRefused(f"meeting {meeting} already has its {settings.games_per_meeting} game(s)")
+            id_ = w.next_id(st.games)
+            w.append(
+                ev.GAME_RECORDED,
+                {
+                    "game": id_,
+                    "meeting": meeting,
+                    "number": len(played) + 1,
+                    "points_a": points_a,
+                    "points_b": points_b,
+                    "outcome": outcome,
+                },
+            )
+        return id_
+
+    def rule_game(self, game: int, outcome: str | None, reason: str, points: tuple[int, int] | None = None) -> None:
+        """The organiser's ruling on a game: its result (or abandoned: counting for nobody), with a reason."""
+        why = _reason(reason, f"game {game}: ruling")
+        if outcome is not None and outcome not in OUTCOMES:
+            raise LeagueRefused(f"game {game}: the outcome is a, b, tie or none (abandoned), not {outcome!r}")
+        with self.store.write() as w:
+            g = _need(w.game(game), "game", game)
+            pa, pb = points if points is not None else (g["points_a"], g["points_b"])
+            w.append(ev.GAME_RULED, {"game": game, "outcome": outcome, "points_a": pa, "points_b": pb, "reason": why})
+
+    def standings(self, division: int) -> list[Line]:
+        with self.store.read() as r:
+            settings = self._settings_of_division(r, division)
+            names = {t["id"]: t["name"] for t in r.teams(division)}
+            results = [
+                Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
+                for g in r.division_games(division)
+            ]
+            for m in r.meetings(division):
+                if m["forfeit_team"] is not None:
+                    won = B if m["forfeit_team"] == m["team_a"] else A
+                    results += [Result(m["team_a"], m["team_b"], 0, 0, won)] * settings.games_per_meeting
+        return standings(names, results, settings.ranking, settings.tie_breakers)
+
+    def settings(self, season: int) -> SeasonSettings:
+        with self.store.read() as r:
+            s = _need(r.season(season), "season", season)
+        return read_settings(json.loads(s["settings"]))
+
+    @staticmethod
+    def _league_of_division(r: Reader, division: int) -> int:
+        d = _need(r.division(division), "division", division)
+        return int(_need(r.season(d["season_id"]), "season", d["season_id"])["league_id"])
+
+    @staticmethod
+    def _settings_of_division(r: Reader, division: int) -> SeasonSettings:
+        d = _need(r.division(division), "division", division)
+        s = _need(r.season(d["season_id"]), "season", d["season_id"])
+        return read_settings(json.loads(s["settings"]))

@@ -1,0 +1,124 @@
+"""The standings of a division: one line a team, ordered by the season's ranking and tie-breakers.
+
+Pure. A tied game counts half a win to each team; an abandoned game counts for nobody (no game
+played, no points) unless the organiser ruled its result; a forfeited game is a win for the other
+team, with no game points either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from typing import Any
+
+A, B, TIE = "a", "b", "tie"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One game of a meeting as it counts: ``outcome`` is a, b, tie, or None when it counts for nobody."""
+
+    a: int
+    b: int
+    points_a: int
+    points_b: int
+    outcome: str | None
+
+
+@dataclass
+class Line:
+    team: int
+    name: str
+    played: int = 0
+    won: int = 0
+    lost: int = 0
+    tied: int = 0
+    points_for: int = 0
+    points_against: int = 0
+    position: int = 0
+
+    @property
+    def wins(self) -> Fraction:
+        """Games won, a tie counting half."""
+        return self.won + Fraction(self.tied, 2)
+
+    @property
+    def difference(self) -> int:
+        return self.points_for - self.points_against
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["wins"] = float(self.wins)
+        out["difference"] = self.difference
+        return out
+
+
+def _stat(line: Line, key: str) -> Fraction | int:
+    if key == "games_won":
+        return line.wins
+    if key == "game_points":
+        return line.points_for
+    if key == "point_difference":
+        return line.difference
+    raise ValueError(f"unknown tie-breaker {key!r}")
+
+
+def _head_to_head(group: Sequence[int], results: Sequence[Result]) -> dict[int, Fraction]:
+    """Games won by each team of the group in the games among themselves only."""
+    inside = set(group)
+    wins = {t: Fraction(0) for t in group}
+    for r in results:
+        if r.a in inside and r.b in inside and r.outcome is not None:
+            if r.outcome == TIE:
+                wins[r.a] += Fraction(1, 2)
+                wins[r.b] += Fraction(1, 2)
+            else:
+                wins[r.a if r.outcome == A else r.b] += 1
+    return wins
+
+
+def _blocks(
+    group: list[int], keys: Sequence[str], lines: dict[int, Line], results: Sequence[Result]
+) -> list[list[int]]:
+    """The group split into blocks of teams still level after the keys, best first."""
+    if len(group) <= 1 or not keys:
+        return [sorted(group, key=lambda t: (lines[t].name.casefold(), t))]
+    key, rest = keys[0], keys[1:]
+    if key == "head_to_head":
+        h2h = _head_to_head(group, results)
+        value: dict[int, Fraction | int] = dict(h2h)
+    else:
+        value = {t: _stat(lines[t], key) for t in group}
+    out: list[list[int]] = []
+    for v in sorted(set(value.values()), reverse=True):
+        out += _blocks([t for t in group if value[t] == v], rest, lines, results)
+    return out
+
+
+def standings(
+    teams: dict[int, str], results: Iterable[Result], ranking: str = "games_won", tie_breakers: Sequence[str] = ()
+) -> list[Line]:
+    """The table: each team's line, in order; teams level on everything share a position."""
+    lines = {t: Line(t, name) for t, name in teams.items()}
+    counted = [r for r in results if r.outcome is not None and r.a in lines and r.b in lines]
+    for r in counted:
+        a, b = lines[r.a], lines[r.b]
+        for line, own, other, won, lost in ((a, r.points_a, r.points_b, A, B), (b, r.points_b, r.points_a, B, A)):
+            line.played += 1
+            line.points_for += own
+            line.points_against += other
+            if r.outcome == TIE:
+                line.tied += 1
+            elif r.outcome == won:
+                line.won += 1
+            elif r.outcome == lost:
+                line.lost += 1
+    keys = [ranking, *(k for k in tie_breakers if k != ranking)]
+    ordered: list[Line] = []
+    for block in _blocks(list(lines), keys, lines, counted):
+        first = len(ordered) + 1
+        for t in block:
+            lines[t].position = first
+            ordered.append(lines[t])
+    return ordered

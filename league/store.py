@@ -1,0 +1,413 @@
+"""The league's storage: every SQL statement of the league lives here.
+
+SQLAlchemy Core over a SQLite file (the default) or PostgreSQL (by URL). The log (``events``) is the
+truth: a trigger refuses any UPDATE or DELETE on it. The other tables are written from each event in
+the same transaction and can be rebuilt from the log at any time. Alembic migrations make the schema.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import exc
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+
+from league import events as ev
+from league.events import LeagueEvent
+
+ENV_URL = "CLABBER_LEAGUE_DB"
+BUSY_MS = 5000
+
+metadata = sa.MetaData()
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.String(40), nullable=False),
+    sa.Column("kind", sa.String(40), nullable=False),
+    sa.Column("payload", sa.Text, nullable=False),
+)
+leagues = sa.Table(
+    "leagues",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+)
+seasons = sa.Table(
+    "seasons",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("settings", sa.Text, nullable=False),
+    sa.UniqueConstraint("league_id", "name"),
+)
+divisions = sa.Table(
+    "divisions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("season_id", sa.Integer, sa.ForeignKey("seasons.id"), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.UniqueConstraint("season_id", "name"),
+)
+teams = sa.Table(
+    "teams",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("players", sa.Text, nullable=False),  # JSON: the two players
+    sa.Column("substitutes", sa.Text, nullable=False),  # JSON: any number
+    sa.UniqueConstraint("division_id", "name"),
+)
+venues = sa.Table(
+    "venues",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("tables", sa.Integer, nullable=False),  # tables are numbered 1..tables
+    sa.UniqueConstraint("league_id", "name"),
+)
+rounds = sa.Table(
+    "rounds",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("date", sa.String(10), nullable=False),
+    sa.UniqueConstraint("division_id", "number"),
+)
+meetings = sa.Table(
+    "meetings",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False),
+    sa.Column("team_a", sa.Integer, sa.ForeignKey("teams.id"), nullable=False),
+    sa.Column("team_b", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),  # NULL: team_a has the bye
+    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=True),
+    sa.Column("table_number", sa.Integer, nullable=True),
+    sa.Column("date", sa.String(10), nullable=True),  # set when moved off the round's night
+    sa.Column("forfeit_team", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
+    sa.Column("forfeit_reason", sa.Text, nullable=True),
+)
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("meeting_id", sa.Integer, sa.ForeignKey("meetings.id"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("points_a", sa.Integer, nullable=False),
+    sa.Column("points_b", sa.Integer, nullable=False),
+    sa.Column("outcome", sa.String(10), nullable=True),  # a, b, tie; NULL: abandoned, counts for nobody
+    sa.Column("ruled_reason", sa.Text, nullable=True),
+    sa.UniqueConstraint("meeting_id", "number"),
+)
+# Children before parents: the order to empty the derived tables in.
+DERIVED = (games, meetings, rounds, teams, divisions, venues, seasons, leagues)
+
+
+class StoreTrouble(RuntimeError):
+    """The database cannot be used now (unreachable, locked, refused); nothing was changed."""
+
+
+def default_path(env: dict[str, str] | None = None) -> Path:
+    env = dict(os.environ) if env is None else env
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "share")
+    return Path(base) / "clabber" / "league.db"
+
+
+def resolve_url(db: str | None) -> URL:
+    """The database to use: ``db`` (a URL or a file path), else $CLABBER_LEAGUE_DB, else the default file."""
+    text = db or os.environ.get(ENV_URL) or str(default_path())
+    if "://" not in text:
+        return URL.create("sqlite+pysqlite", database=str(Path(text).expanduser()))
+    try:
+        url = make_url(text)
+    except exc.ArgumentError:
+        raise StoreTrouble(f"cannot read the database URL {text!r}") from None
+    if url.drivername in ("postgresql", "postgres", "postgresql+psycopg"):
+        return url.set(drivername="postgresql+psycopg")
+    if url.drivername in ("sqlite", "sqlite+pysqlite"):
+        return url.set(drivername="sqlite+pysqlite")
+    raise StoreTrouble(f"the league keeps its data in SQLite or PostgreSQL, not {url.drivername!r}")
+
+
+def _engine(url: URL) -> Engine:
+    if url.get_backend_name() == "sqlite":
+        if url.database:
+            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args={"timeout": BUSY_MS / 1000})
+
+        @sa.event.listens_for(engine, "connect")
+        def _pragmas(dbapi: Any, _record: Any) -> None:
+            dbapi.isolation_level = None  # the driver's own BEGIN would come too late: we send ours
+            for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", f"busy_timeout={BUSY_MS}"):
+                dbapi.execute(f"PRAGMA {pragma}")
+
+        @sa.event.listens_for(engine, "begin")
+        def _begin(conn: Connection) -> None:
+            # IMMEDIATE: a writer takes the write lock before it reads, so its checks still hold when it writes.
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writing") else "BEGIN")
+
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _row(r: sa.Row[Any] | None) -> dict[str, Any] | None:
+    return dict(r._mapping) if r is not None else None
+
+
+class Reader:
+    """Reads within one transaction."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def _one(self, table: sa.Table, id_: int) -> dict[str, Any] | None:
+        return _row(self.conn.execute(sa.select(table).where(table.c.id == id_)).first())
+
+    def _all(self, query: sa.Select[Any]) -> list[dict[str, Any]]:
+        return [dict(r._mapping) for r in self.conn.execute(query)]
+
+    def league(self, id_: int) -> dict[str, Any] | None:
+        return self._one(leagues, id_)
+
+    def league_named(self, name: str) -> dict[str, Any] | None:
+        return _row(self.conn.execute(sa.select(leagues).where(leagues.c.name == name)).first())
+
+    def leagues(self) -> list[dict[str, Any]]:
+        return self._all(sa.select(leagues).order_by(leagues.c.id))
+
+    def season(self, id_: int) -> dict[str, Any] | None:
+        return self._one(seasons, id_)
+
+    def seasons(self, league: int) -> list[dict[str, Any]]:
+        return self._all(sa.select(seasons).where(seasons.c.league_id == league).order_by(seasons.c.id))
+
+    def division(self, id_: int) -> dict[str, Any] | None:
+        return self._one(divisions, id_)
+
+    def divisions(self, season: int) -> list[dict[str, Any]]:
+        return self._all(sa.select(divisions).where(divisions.c.season_id == season).order_by(divisions.c.id))
+
+    def team(self, id_: int) -> dict[str, Any] | None:
+        return self._one(teams, id_)
+
+    def teams(self, division: int) -> list[dict[str, Any]]:
+        return self._all(sa.select(teams).where(teams.c.division_id == division).order_by(teams.c.id))
+
+    def venue(self, id_: int) -> dict[str, Any] | None:
+        return self._one(venues, id_)
+
+    def venues(self, league: int) -> list[dict[str, Any]]:
+        return self._all(sa.select(venues).where(venues.c.league_id == league).order_by(venues.c.id))
+
+    def rounds(self, division: int) -> list[dict[str, Any]]:
+        return self._all(sa.select(rounds).where(rounds.c.division_id == division).order_by(rounds.c.number))
+
+    def meeting(self, id_: int) -> dict[str, Any] | None:
+        """A meeting with its round's number, date and division."""
+        q = (
+            sa.select(meetings, rounds.c.number.label("round"), rounds.c.division_id, rounds.c.date.label("round_date"))
+            .join(rounds, rounds.c.id == meetings.c.round_id)
+            .where(meetings.c.id == id_)
+        )
+        return _row(self.conn.execute(q).first())
+
+    def meetings(self, division: int) -> list[dict[str, Any]]:
+        """The division's meetings (byes included) in round order, each with its round's number and date."""
+        q = (
+            sa.select(meetings, rounds.c.number.label("round"), rounds.c.date.label("round_date"))
+            .join(rounds, rounds.c.id == meetings.c.round_id)
+            .where(rounds.c.division_id == division)
+            .order_by(rounds.c.number, meetings.c.id)
+        )
+        return self._all(q)
+
+    def game(self, id_: int) -> dict[str, Any] | None:
+        return self._one(games, id_)
+
+    def games(self, meeting: int) -> list[dict[str, Any]]:
+        return self._all(sa.select(games).where(games.c.meeting_id == meeting).order_by(games.c.number))
+
+    def division_games(self, division: int) -> list[dict[str, Any]]:
+        """Every game of the division with its meeting's teams."""
+        q = (
+            sa.select(games, meetings.c.team_a, meetings.c.team_b)
+            .join(meetings, meetings.c.id == games.c.meeting_id)
+            .join(rounds, rounds.c.id == meetings.c.round_id)
+            .where(rounds.c.division_id == division)
+            .order_by(games.c.id)
+        )
+        return self._all(q)
+
+    def events(self) -> list[LeagueEvent]:
+        return [
+            LeagueEvent(r.id, r.at, r.kind, json.loads(r.payload))
+            for r in self.conn.execute(sa.select(events).order_by(events.c.id))
+        ]
+
+    def next_id(self, table: sa.Table) -> int:
+        return int(self.conn.execute(sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0))).scalar_one()) + 1
+
+
+class Writer(Reader):
+    """Reads and appends within one transaction that holds the write lock."""
+
+    def append(self, kind: str, payload: dict[str, Any]) -> LeagueEvent:
+        """Stores the event and writes what follows from it, both or neither."""
+        if kind not in ev.KINDS:
+            raise ValueError(f"unknown event kind {kind!r}")
+        at = _now()
+        id_ = self.conn.execute(
+            sa.insert(events)
+            .values(at=at, kind=kind, payload=json.dumps(payload, sort_keys=True))
+            .returning(events.c.id)
+        ).scalar_one()
+        _apply(self.conn, kind, payload)
+        return LeagueEvent(id_, at, kind, payload)
+
+
+def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
+    """Writes the derived tables for one event."""
+    if kind == ev.LEAGUE_CREATED:
+        conn.execute(sa.insert(leagues).values(id=p["league"], name=p["name"]))
+    elif kind == ev.SEASON_CREATED:
+        conn.execute(
+            sa.insert(seasons).values(
+                id=p["season"], league_id=p["league"], name=p["name"], settings=json.dumps(p["settings"])
+            )
+        )
+    elif kind == ev.DIVISION_ADDED:
+        conn.execute(sa.insert(divisions).values(id=p["division"], season_id=p["season"], name=p["name"]))
+    elif kind == ev.TEAM_ADDED:
+        conn.execute(
+            sa.insert(teams).values(
+                id=p["team"],
+                division_id=p["division"],
+                name=p["name"],
+                players=json.dumps(p["players"]),
+                substitutes=json.dumps(p["substitutes"]),
+            )
+        )
+    elif kind == ev.VENUE_ADDED:
+        conn.execute(sa.insert(venues).values(id=p["venue"], league_id=p["league"], name=p["name"], tables=p["tables"]))
+    elif kind == ev.SCHEDULE_MADE:
+        for r in p["rounds"]:
+            conn.execute(
+                sa.insert(rounds).values(id=r["round"], division_id=p["division"], number=r["number"], date=r["date"])
+            )
+            for m in r["meetings"]:
+                conn.execute(
+                    sa.insert(meetings).values(
+                        id=m["meeting"], round_id=r["round"], team_a=m["a"], team_b=m["b"], venue_id=m["venue"]
+                    )
+                )
+    elif kind == ev.MEETING_MOVED:
+        conn.execute(
+            sa.update(meetings)
+            .where(meetings.c.id == p["meeting"])
+            .values(date=p["date"], venue_id=p["venue"], table_number=p["table"])
+        )
+    elif kind == ev.MEETING_FORFEITED:
+        conn.execute(
+            sa.update(meetings)
+            .where(meetings.c.id == p["meeting"])
+            .values(forfeit_team=p["team"], forfeit_reason=p["reason"])
+        )
+    elif kind == ev.GAME_RECORDED:
+        conn.execute(
+            sa.insert(games).values(
+                id=p["game"],
+                meeting_id=p["meeting"],
+                number=p["number"],
+                points_a=p["points_a"],
+                points_b=p["points_b"],
+                outcome=p["outcome"],
+            )
+        )
+    elif kind == ev.GAME_RULED:
+        conn.execute(
+            sa.update(games)
+            .where(games.c.id == p["game"])
+            .values(outcome=p["outcome"], points_a=p["points_a"], points_b=p["points_b"], ruled_reason=p["reason"])
+        )
+
+
+class Store:
+    """The league's database; ``write()`` and ``read()`` open one transaction each."""
+
+    def __init__(self, db: str | None = None, *, migrate: bool = True) -> None:
+        self.url = resolve_url(db)
+        self.where = self.url.render_as_string(hide_password=True)
+        try:
+            self.engine = _engine(self.url)
+        except (exc.ArgumentError, exc.NoSuchModuleError, OSError) as e:
+            raise StoreTrouble(f"cannot open {self.where}: {e}") from None
+        if migrate:
+            self.migrate()
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def migrate(self) -> None:
+        """Brings the schema up to the newest migration (creates it in an empty database)."""
+        from league.migrate import upgrade
+
+        with self._trouble(), self.engine.begin() as conn:
+            upgrade(conn)
+
+    @contextmanager
+    def _trouble(self) -> Iterator[None]:
+        try:
+            yield
+        except exc.OperationalError as e:
+            raise StoreTrouble(f"cannot use {self.where}: {_first_line(e)}") from None
+        except exc.DBAPIError as e:
+            if isinstance(e, exc.IntegrityError):
+                raise
+            raise StoreTrouble(f"the database {self.where} refused: {_first_line(e)}") from None
+
+    @contextmanager
+    def read(self) -> Iterator[Reader]:
+        with self._trouble(), self.engine.connect() as conn, conn.begin():
+            yield Reader(conn)
+
+    @contextmanager
+    def write(self) -> Iterator[Writer]:
+        """One transaction that appends events; organiser actions run one at a time."""
+        with self._trouble(), self.engine.connect().execution_options(writing=True) as conn, conn.begin():
+            if self.dialect == "postgresql":
+                # Ids are the next free number: a writer waits for the one before it, as on SQLite.
+                conn.execute(sa.text("LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE"))
+            yield Writer(conn)
+
+    def rebuild(self) -> int:
+        """Empties the derived tables and writes them again from the log; returns the events replayed."""
+        with self.write() as w:
+            for table in DERIVED:
+                w.conn.execute(sa.delete(table))
+            log = w.events()
+            for e in log:
+                _apply(w.conn, e.kind, e.payload)
+        return len(log)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _first_line(e: exc.DBAPIError) -> str:
+    return str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)

@@ -1,0 +1,47 @@
+"""``clabber league ...`` in process through click's runner, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from kiosk.cli import cli
+
+
+def _run(db: str, *args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(cli, ["league", "--db", db, *args])
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_a_season_from_the_command_line(league_db):
+    assert _run(league_db, "create", "Tuesday nights") == (0, "1\n", "")
+    assert _run(league_db, "season", "1", "Winter", "--ranking", "game_points")[1] == "1 1\n"
+    for i, name in enumerate(["Aces", "Kings", "Queens"], 1):
+        assert _run(league_db, "team", "1", name, "--player", f"P{i}", "--player", f"Q{i}")[1] == f"{i}\n"
+    assert _run(league_db, "venue", "1", "Germania", "--tables", "2")[1] == "1\n"
+    assert _run(league_db, "schedule", "1", "--start", "2026-01-06")[1] == "3 rounds\n"
+    code, out, _ = _run(league_db, "schedule", "1")
+    assert code == 0 and out.count("bye") == 3 and "round  1  2026-01-06" in out
+    meetings = [m for m in json.loads(_run(league_db, "schedule", "1", "--json")[1]) if m["team_b"]]
+    assert _run(league_db, "game", str(meetings[0]["id"]), "121", "97", "a")[0] == 0
+    code, out, _ = _run(league_db, "standings", "1", "--json")
+    lines = json.loads(out)
+    winner = meetings[0]["team_a"]
+    assert lines[0]["team"] == winner and lines[0]["points_for"] == 121 and lines[0]["wins"] == 1.0
+    code, out, _ = _run(league_db, "standings", "1")
+    assert code == 0 and out.splitlines()[1].split()[:2] == ["1", ["Aces", "Kings", "Queens"][winner - 1]]
+    assert _run(league_db, "rebuild")[1].endswith("events replayed\n")
+
+
+def test_refusals_are_one_line_and_a_status(league_db, tmp_path):
+    assert _run(league_db, "create", "L")[0] == 0
+    assert _run(league_db, "team", "7", "X", "--player", "a", "--player", "b") == (
+        2,
+        "",
+        "league: there is no division 7\n",
+    )
+    code, out, err = _run(league_db, "season", "1", "S", "--tie-breakers", "coin")
+    assert (code, out) == (2, "") and "tie_breakers[0]: must be one of" in err
+    code, _, err = _run("postgresql://nobody@127.0.0.1:1/none", "create", "L")
+    assert code == 3 and err.startswith("league: cannot use postgresql+psycopg://nobody@127.0.0.1:1/none")
