@@ -196,6 +196,7 @@ def test_disk_full_while_running_refuses_the_save_and_keeps_every_saved_hand(tmp
         table.store.close()
 
 
+@pytest.mark.slow  # waits out SQLite's five-second lock timeout
 def test_a_lock_held_by_another_process_is_refused_and_moves_nothing(tmp_path):
     db = tmp_path / "clabber.db"
     game, _ = played(db)
@@ -212,6 +213,7 @@ def test_a_lock_held_by_another_process_is_refused_and_moves_nothing(tmp_path):
     assert hands_on_sheet(db, game) == 3
 
 
+@pytest.mark.slow  # waits out SQLite's five-second lock timeout
 def test_the_kiosk_waits_on_a_lock_and_starts_when_it_is_released(tmp_path):
     """No restart loop: the kiosk keeps running, says why, and opens the sheet once it can."""
     db = tmp_path / "clabber.db"
