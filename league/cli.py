@@ -252,3 +252,62 @@ def standings(org: Any, division_id: int, as_json: bool) -> None:
 def rebuild(org: Any) -> None:
     """Write every derived table again from the log."""
     click.echo(f"{org.store.rebuild()} events replayed")
+
+
+# ---- kiosks -------------------------------------------------------------------------------------
+
+
+def _kiosks(org: Any) -> Any:
+    from league.kiosks import Kiosks
+
+    return Kiosks(org.store)
+
+
+@league.command("enrol-code")
+@click.argument("venue_id", type=int)
+@click.argument("table", type=int)
+@click.option("--minutes", type=int, default=10, show_default=True, help="How long the code is valid.")
+@_refusals
+def enrol_code(org: Any, venue_id: int, table: int, minutes: int) -> None:
+    """A one-time code for the kiosk at a venue's table (typed on its owner screen)."""
+    code = _kiosks(org).make_code(venue_id, table, minutes)
+    click.echo(code)
+    click.echo(f"valid once, for {minutes} minutes", err=True)
+
+
+@league.command("kiosks")
+@_refusals
+def kiosks_list(org: Any) -> None:
+    """Enrolled kiosks (never their keys), as JSON."""
+    click.echo(json.dumps(_kiosks(org).enrolled(), indent=1))
+
+
+@league.command("revoke")
+@click.argument("kiosk_id", type=int)
+@_refusals
+def revoke(org: Any, kiosk_id: int) -> None:
+    """Revoke a kiosk's key: it can push and pull no more until enrolled again."""
+    _kiosks(org).revoke(kiosk_id)
+
+
+@league.command("quarantine")
+@_refusals
+def quarantine(org: Any) -> None:
+    """Pushed events the fold refused, kept aside with why, as JSON."""
+    click.echo(json.dumps(_kiosks(org).quarantine(), ensure_ascii=False, indent=1))
+
+
+@league.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=int, default=8090, show_default=True)
+@_refusals
+def serve(org: Any, host: str, port: int) -> None:
+    """Serve the kiosk API (/api/v1/) under uvicorn."""
+    from league.serve import ServeError
+    from league.serve import serve as run
+
+    click.echo(f"league kiosk API on http://{host}:{port}/api/v1/ ({org.store.where})", err=True)
+    try:
+        run(org.store, host, port)
+    except ServeError as e:
+        raise LeagueRefused(str(e)) from None

@@ -24,7 +24,12 @@ SCRIPTS = [
     ROOT / "run",
     ROOT / ".ci" / "run",
 ]
-SECURITY_LIMITS = {"clabber-web.service": 2.0, "clabber-kiosk.service": 4.0, "clabber-backup.service": 4.0}
+SECURITY_LIMITS = {
+    "clabber-web.service": 2.0,
+    "clabber-league.service": 2.0,
+    "clabber-kiosk.service": 4.0,
+    "clabber-backup.service": 4.0,
+}
 
 
 def install(root: Path, *args: str, src: Path = ROOT) -> subprocess.CompletedProcess[str]:

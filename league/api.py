@@ -1,0 +1,96 @@
+"""The kiosk API: JSON over HTTP under ``/api/v1/``, a thin layer over league/kiosks.py.
+
+POST /api/v1/enrol    {"code"}                       -> {"kiosk", "key", "venue", "table"}
+POST /api/v1/push     Bearer key, {"games": [...]}   -> {"games": [{"game", "acked", "resend_from", ...}]}
+GET  /api/v1/tonight  Bearer key [?date=YYYY-MM-DD]  -> {"date", "venue", "table", "meetings": [...]}
+
+Every refusal is JSON ``{"error": "where and why"}`` with its status, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from kiosk.web.headers import PLAIN_CSP, Hardened
+from league.kiosks import KioskRefused, Kiosks
+from league.season import LeagueRefused
+from league.store import StoreTrouble
+
+MOST_BODY = 1024 * 1024  # bytes: a push of 50 whole games is far less
+
+
+def _error(why: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": why}, status_code=status)
+
+
+async def _json(request: Request) -> Any:
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MOST_BODY):
+        raise KioskRefused(f"the body is more than {MOST_BODY} bytes", 413)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MOST_BODY:
+            raise KioskRefused(f"the body is more than {MOST_BODY} bytes", 413)
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise KioskRefused(f"the body is not JSON: {e}", 400) from None
+
+
+def _key(request: Request) -> str | None:
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    return key.strip() if scheme.lower() == "bearer" and key.strip() else None
+
+
+def create_app(kiosks: Kiosks) -> Hardened:
+    """The API's ASGI application over a league's kiosks library."""
+
+    async def answer(request: Request, work: Any) -> JSONResponse:
+        try:
+            return JSONResponse(await work(request))
+        except KioskRefused as e:
+            return _error(str(e), e.status)
+        except LeagueRefused as e:
+            return _error(str(e), 422)
+        except StoreTrouble:
+            return _error("the league's database cannot be used now: try again later", 503)
+
+    async def enrol(request: Request) -> JSONResponse:
+        async def work(request: Request) -> Any:
+            body = await _json(request)
+            code = body.get("code") if isinstance(body, dict) else None
+            return await run_in_threadpool(kiosks.enrol, code)
+
+        return await answer(request, work)
+
+    async def push(request: Request) -> JSONResponse:
+        async def work(request: Request) -> Any:
+            kiosk = await run_in_threadpool(kiosks.kiosk_for_key, _key(request))
+            body = await _json(request)
+            return await run_in_threadpool(kiosks.push, kiosk, body)
+
+        return await answer(request, work)
+
+    async def tonight(request: Request) -> JSONResponse:
+        async def work(request: Request) -> Any:
+            kiosk = await run_in_threadpool(kiosks.kiosk_for_key, _key(request))
+            return await run_in_threadpool(kiosks.tonight, kiosk, request.query_params.get("date"))
+
+        return await answer(request, work)
+
+    app = Starlette(
+        routes=[
+            Route("/api/v1/enrol", enrol, methods=["POST"]),
+            Route("/api/v1/push", push, methods=["POST"]),
+            Route("/api/v1/tonight", tonight, methods=["GET"]),
+        ]
+    )
+    return Hardened(app, PLAIN_CSP)

@@ -1,0 +1,175 @@
+"""Every SQL statement about kiosks: enrolment codes, keys, the games a kiosk binds to a meeting and
+the events it pushes (kept as received; a refused one carries why it was set aside).
+
+Venues and meetings are derived tables that `rebuild` writes again, so they are referred to by id
+without a foreign key (the library checks them when it writes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from league.store import meetings, metadata, rounds
+
+enrol_codes = sa.Table(
+    "enrol_codes",
+    metadata,
+    sa.Column("code_hash", sa.String(64), primary_key=True),
+    sa.Column("venue_id", sa.Integer, nullable=False),
+    sa.Column("table_number", sa.Integer, nullable=False),
+    sa.Column("made_at", sa.String(40), nullable=False),
+    sa.Column("expires_at", sa.String(40), nullable=False),
+    sa.Column("used_at", sa.String(40), nullable=True),
+)
+kiosks = sa.Table(
+    "kiosks",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("key_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("venue_id", sa.Integer, nullable=False),
+    sa.Column("table_number", sa.Integer, nullable=False),
+    sa.Column("enrolled_at", sa.String(40), nullable=False),
+    sa.Column("revoked_at", sa.String(40), nullable=True),
+)
+kiosk_games = sa.Table(
+    "kiosk_games",
+    metadata,
+    sa.Column("kiosk_id", sa.Integer, sa.ForeignKey("kiosks.id"), primary_key=True),
+    sa.Column("game", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("meeting_id", sa.Integer, nullable=False),
+    sa.Column("bound_at", sa.String(40), nullable=False),
+)
+kiosk_events = sa.Table(
+    "kiosk_events",
+    metadata,
+    sa.Column("kiosk_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("game", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("event", sa.Text, nullable=False),  # JSON: the event as the kiosk sent it
+    sa.Column("received_at", sa.String(40), nullable=False),
+    sa.Column("quarantined", sa.Text, nullable=True),  # why the fold refused it; NULL: applied
+    sa.ForeignKeyConstraint(["kiosk_id", "game"], ["kiosk_games.kiosk_id", "kiosk_games.game"]),
+)
+
+
+def _rows(conn: Connection, q: Any) -> list[dict[str, Any]]:
+    return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def _one(conn: Connection, q: Any) -> dict[str, Any] | None:
+    r = conn.execute(q).first()
+    return dict(r._mapping) if r is not None else None
+
+
+def add_code(conn: Connection, code_hash: str, venue: int, table: int, made_at: str, expires_at: str) -> None:
+    conn.execute(
+        sa.insert(enrol_codes).values(
+            code_hash=code_hash, venue_id=venue, table_number=table, made_at=made_at, expires_at=expires_at
+        )
+    )
+
+
+def take_code(conn: Connection, code_hash: str, now: str) -> dict[str, Any] | None:
+    """Marks an unused, unexpired code used and returns it; None (nothing changed) for any other code."""
+    row = _one(conn, sa.select(enrol_codes).where(enrol_codes.c.code_hash == code_hash))
+    if row is None or row["used_at"] is not None or row["expires_at"] <= now:
+        return None
+    done = conn.execute(
+        sa.update(enrol_codes)
+        .where(enrol_codes.c.code_hash == code_hash, enrol_codes.c.used_at.is_(None))
+        .values(used_at=now)
+    )
+    return row if done.rowcount == 1 else None
+
+
+def add_kiosk(conn: Connection, key_hash: str, venue: int, table: int, now: str) -> int:
+    return int(
+        conn.execute(
+            sa.insert(kiosks)
+            .values(key_hash=key_hash, venue_id=venue, table_number=table, enrolled_at=now)
+            .returning(kiosks.c.id)
+        ).scalar_one()
+    )
+
+
+def kiosk_by_hash(conn: Connection, key_hash: str) -> dict[str, Any] | None:
+    """The kiosk with this key, unless its key was revoked."""
+    return _one(conn, sa.select(kiosks).where(kiosks.c.key_hash == key_hash, kiosks.c.revoked_at.is_(None)))
+
+
+def kiosk(conn: Connection, id_: int) -> dict[str, Any] | None:
+    return _one(conn, sa.select(kiosks).where(kiosks.c.id == id_))
+
+
+def all_kiosks(conn: Connection) -> list[dict[str, Any]]:
+    return _rows(
+        conn,
+        sa.select(
+            kiosks.c.id, kiosks.c.venue_id, kiosks.c.table_number, kiosks.c.enrolled_at, kiosks.c.revoked_at
+        ).order_by(kiosks.c.id),
+    )
+
+
+def revoke(conn: Connection, id_: int, now: str) -> bool:
+    done = conn.execute(
+        sa.update(kiosks).where(kiosks.c.id == id_, kiosks.c.revoked_at.is_(None)).values(revoked_at=now)
+    )
+    return done.rowcount == 1
+
+
+def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | None:
+    return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
+
+
+def bind_game(conn: Connection, kiosk_id: int, game: int, meeting: int, now: str) -> None:
+    conn.execute(sa.insert(kiosk_games).values(kiosk_id=kiosk_id, game=game, meeting_id=meeting, bound_at=now))
+
+
+def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, Any]]:
+    """A kiosk's game as stored, in seq order."""
+    return _rows(
+        conn,
+        sa.select(kiosk_events)
+        .where(kiosk_events.c.kiosk_id == kiosk_id, kiosk_events.c.game == game)
+        .order_by(kiosk_events.c.seq),
+    )
+
+
+def add_event(conn: Connection, kiosk_id: int, game: int, seq: int, event: str, now: str, why: str | None) -> None:
+    conn.execute(
+        sa.insert(kiosk_events).values(
+            kiosk_id=kiosk_id, game=game, seq=seq, event=event, received_at=now, quarantined=why
+        )
+    )
+
+
+def quarantine(conn: Connection) -> list[dict[str, Any]]:
+    """Every event set aside, for the organiser."""
+    return _rows(
+        conn,
+        sa.select(kiosk_events)
+        .where(kiosk_events.c.quarantined.is_not(None))
+        .order_by(kiosk_events.c.kiosk_id, kiosk_events.c.game, kiosk_events.c.seq),
+    )
+
+
+def meetings_on(conn: Connection, venue: int, date: str) -> list[dict[str, Any]]:
+    """The meetings (not byes) at a venue on a night, moved ones included by their new date."""
+    night = sa.func.coalesce(meetings.c.date, rounds.c.date)
+    q = (
+        sa.select(meetings, rounds.c.number.label("round"), rounds.c.division_id, night.label("night"))
+        .join(rounds, rounds.c.id == meetings.c.round_id)
+        .where(meetings.c.venue_id == venue, night == date, meetings.c.team_b.is_not(None))
+        .order_by(meetings.c.table_number, meetings.c.id)
+    )
+    return _rows(conn, q)
+
+
+def count_all(conn: Connection) -> dict[str, int]:
+    """Rows in each kiosk table: what the security tests compare before and after a refusal."""
+    return {
+        t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
+        for t in (enrol_codes, kiosks, kiosk_games, kiosk_events)
+    }

@@ -1,0 +1,69 @@
+"""A league with a schedule, and real games made with the kiosk's table controller, for the API tests."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from league.kiosk_store import enrol_codes, kiosk_events, kiosk_games, kiosks
+from league.organiser import Organiser
+from league.store import Store, events
+from tests.store_helpers import QUICK_HANDS, open_table
+
+NIGHT = "2026-01-06"
+
+
+def league_with_schedule(store: Store) -> dict[str, Any]:
+    """4 teams, 2 venues of 2 tables: the first round has one meeting at each venue on NIGHT."""
+    org = Organiser(store)
+    league = org.create_league("Evansville Clabber League")
+    _season, division = org.create_season(league, "Winter 2026")
+    for i in range(1, 5):
+        org.add_team(division, f"Team {i}", [f"P{i}a", f"P{i}b"], [f"S{i}"] if i == 1 else [])
+    venues = [org.add_venue(league, f"Bar {i}", tables=2) for i in (1, 2)]
+    org.make_schedule(division, NIGHT)
+    with store.read() as r:
+        first = [m for m in r.meetings(division) if m["round"] == 1 and m["team_b"] is not None]
+    at = {v: [m["id"] for m in first if m["venue_id"] == v] for v in venues}
+    assert all(at.values()), at  # one meeting at each venue on the first night
+    return {"org": org, "division": division, "venues": venues, "meeting_at": {v: ms[0] for v, ms in at.items()}}
+
+
+def kiosk_game(folder: Path, corrected: bool = True) -> list[dict[str, Any]]:
+    """A finished game played with the table controller (a correction among its hands), as the kiosk
+    would push it: its events as JSON, in seq order."""
+    table = open_table(folder / "kiosk.db")
+    table.set_pin("246813")
+    g = table.new_game(["Team 1", "Team 2"], ["P1a", "P2a", "P1b", "P2b"], first_dealer="N")
+    for h in QUICK_HANDS:
+        table.add_hand(g.id, h)
+    if corrected:
+        table.correct(g.id, 2, {"trump": "S", "maker": "S", "points": {"NS": 91, "EW": 71}}, "points misread", "246813")
+    table.finish(g.id, reason="closing time")
+    out = [_json(e) for e in table.store.events(g.id)]
+    table.close()
+    return out
+
+
+def _json(e: Any) -> dict[str, Any]:
+    d = asdict(e)
+    d.pop("game")
+    return d
+
+
+def refused_event(seq: int) -> dict[str, Any]:
+    """A hand the rules refuse (a trump that is no suit): the fold cannot apply it."""
+    record = {"trump": "X", "maker": "N", "points": {"NS": 80, "EW": 82}}
+    return {"seq": seq, "at": "2026-01-06T20:00:00.000+00:00", "kind": "hand_entered", "payload": {"record": record}}
+
+
+def snapshot(store: Store) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row the kiosk API could write, to show a refusal wrote nothing."""
+    with store.read() as r:
+        return {
+            t.name: sorted(tuple(row) for row in r.conn.execute(sa.select(t)))
+            for t in (events, enrol_codes, kiosks, kiosk_games, kiosk_events)
+        }

@@ -1,0 +1,154 @@
+"""``clabber league serve`` as a real uvicorn process on 127.0.0.1, and the kiosk commands of
+``clabber league``, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kiosk.cli import cli
+from league.store import Store
+from tests.league_kiosk_helpers import NIGHT, kiosk_game, league_with_schedule, refused_event, snapshot
+
+CLABBER = Path(sys.executable).with_name("clabber")
+
+
+def _run(db: str, *args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(cli, ["league", "--db", db, *args])
+    return r.exit_code, r.stdout, r.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Api:
+    """JSON requests to the server on loopback, each bounded by a timeout."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def call(self, method: str, path: str, body: object = None, key: str | None = None) -> tuple[int, dict]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Content-Type": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        try:
+            conn.request(method, path, None if body is None else json.dumps(body), headers)
+            r = conn.getresponse()
+            return r.status, json.loads(r.read())
+        finally:
+            conn.close()
+
+
+@pytest.fixture
+def served(league_db):
+    store = Store(league_db)
+    world = league_with_schedule(store)
+    port = _free_port()
+    proc = subprocess.Popen(
+        [str(CLABBER), "league", "--db", league_db, "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "CLABBER_LEAGUE_DB": ""},
+    )
+    deadline = time.monotonic() + 20
+    while True:  # bounded: until it answers, it dies, or 20 s pass
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                _out, err = proc.communicate(timeout=10)
+                pytest.fail(f"the server did not start: {err.decode()}")
+            time.sleep(0.05)
+    try:
+        yield {**world, "store": store, "api": Api(port), "db": league_db}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        store.close()
+
+
+def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp_path):
+    api, db = served["api"], served["db"]
+    here, there = served["venues"]
+    keys = {}
+    for venue in (here, there):
+        code, out, err = _run(db, "enrol-code", str(venue), "1")
+        assert code == 0 and "valid once" in err
+        status, got = api.call("POST", "/api/v1/enrol", {"code": out.strip()})
+        assert status == 200 and got["venue"]["id"] == venue
+        keys[venue] = got["key"]
+        # The same code again is refused.
+        assert api.call("POST", "/api/v1/enrol", {"code": out.strip()})[0] == 403
+
+    status, tonight = api.call("GET", f"/api/v1/tonight?date={NIGHT}", key=keys[here])
+    assert status == 200 and [m["meeting"] for m in tonight["meetings"]] == [served["meeting_at"][here]]
+
+    game = kiosk_game(tmp_path)  # a correction among its hands
+    game = [*game[:3], refused_event(4), *({**e, "seq": e["seq"] + 1} for e in game[3:])]
+    meeting = served["meeting_at"][here]
+    batch = lambda events: {"games": [{"game": 1, "meeting": meeting, "events": events}]}  # noqa: E731
+
+    status, got = api.call("POST", "/api/v1/push", batch(game[:5]), keys[here])
+    assert status == 200 and got["games"][0]["acked"] == 5
+    assert [q["seq"] for q in got["games"][0]["quarantined"]] == [4]
+    status, got = api.call("POST", "/api/v1/push", batch(game[7:]), keys[here])  # 6 and 7 lost
+    assert got["games"][0]["resend_from"] == 6 and got["games"][0]["stored"] == 0
+    status, got = api.call("POST", "/api/v1/push", batch(game[3:]), keys[here])  # from 4: 4 and 5 twice
+    assert got["games"][0] | {"quarantined": None} == {
+        "game": 1,
+        "meeting": meeting,
+        "acked": len(game),
+        "stored": len(game) - 5,
+        "duplicates": 2,
+        "quarantined": None,
+        "resend_from": None,
+    }
+    before = snapshot(served["store"])
+    assert api.call("POST", "/api/v1/push", batch(game), keys[here])[1]["games"][0]["duplicates"] == len(game)
+    assert snapshot(served["store"]) == before
+
+    # The other venue's kiosk cannot push to this venue's meeting: refused, nothing written.
+    status, got = api.call("POST", "/api/v1/push", batch(game), keys[there])
+    assert status == 403 and "not at this kiosk's venue" in got["error"]
+    assert snapshot(served["store"]) == before
+
+    code, out, _ = _run(db, "quarantine")
+    held = json.loads(out)
+    assert code == 0 and [(q["seq"], q["event"]["kind"]) for q in held] == [(4, "hand_entered")]
+
+    # Revoked from the command line: the key is refused at once.
+    kiosks = json.loads(_run(db, "kiosks")[1])
+    assert len(kiosks) == 2 and "key" not in json.dumps(kiosks)
+    mine = next(k["id"] for k in kiosks if k["venue_id"] == here)
+    assert _run(db, "revoke", str(mine))[0] == 0
+    assert api.call("GET", "/api/v1/tonight", key=keys[here])[0] == 401
+    assert _run(db, "revoke", str(mine)) == (2, "", f"league: kiosk {mine}'s key is already revoked\n")
+
+
+def test_enrol_code_refusals_are_one_line(league_db):
+    store = Store(league_db)
+    league_with_schedule(store)
+    store.close()
+    assert _run(league_db, "enrol-code", "1", "9") == (2, "", "league: venue 'Bar 1' has tables 1 to 2, not 9\n")
+    assert _run(league_db, "enrol-code", "7", "1") == (2, "", "league: there is no venue 7\n")
+    assert _run(league_db, "revoke", "5") == (2, "", "league: there is no kiosk 5\n")
