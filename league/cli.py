@@ -252,3 +252,28 @@ def standings(org: Any, division_id: int, as_json: bool) -> None:
 def rebuild(org: Any) -> None:
     """Write every derived table again from the log."""
     click.echo(f"{org.store.rebuild()} events replayed")
+
+
+PASSWORD_ENV = "CLABBER_LEAGUE_PASSWORD"
+
+
+@league.group("organiser")
+def organiser_group() -> None:
+    """The organiser's sign-in to the league's pages."""
+
+
+@organiser_group.command("set-password")
+@_refusals
+def set_password(org: Any) -> None:
+    """Set the organiser's password: from $CLABBER_LEAGUE_PASSWORD, else asked twice at a prompt (or read
+    twice from standard input). Never an argument: those show in the process list and the shell's history.
+    Every session ends."""
+    import os
+
+    from league.signin import SignIn
+
+    password = os.environ.get(PASSWORD_ENV)
+    if password is None:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    SignIn(org.store).set_password(password)
+    click.echo("password set; every session ended")

@@ -42,7 +42,6 @@ def policy() -> bytes:
 
 
 def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    context.setdefault("signed_in", bool(request.scope.get("organiser")))
     body = environment.get_template(name).render(**context)
     return HTMLResponse(body, status, headers={"cache-control": PAGE_CACHE.decode()})
 
@@ -184,7 +183,12 @@ class Pages:
         ]
 
 
-def make_app(store: Store, *, extra: Callable[[Store], list[Route]] | None = None) -> Any:
-    """The pages as an ASGI app, with the security headers on every response."""
-    routes = Pages(store).routes() + (extra(store) if extra else [])
+def make_app(store: Store, *, secure_cookies: bool = False, clock: Callable[[], float] | None = None) -> Any:
+    """The public and the organiser's pages as one ASGI app, with the security headers on every response.
+
+    ``secure_cookies``: the site is reached over https (behind a TLS proxy), so cookies say Secure.
+    """
+    from league.organiser_pages import OrganiserPages
+
+    routes = Pages(store).routes() + OrganiserPages(store, secure_cookies=secure_cookies, clock=clock).routes()
     return Hardened(Starlette(routes=routes), policy())
