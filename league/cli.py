@@ -300,14 +300,40 @@ def quarantine(org: Any) -> None:
 @league.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=8090, show_default=True)
+@click.option("--secure-cookies", is_flag=True, help="Mark the organiser's cookies Secure (behind a TLS proxy).")
 @_refusals
-def serve(org: Any, host: str, port: int) -> None:
-    """Serve the kiosk API (/api/v1/) under uvicorn."""
+def serve(org: Any, host: str, port: int, secure_cookies: bool) -> None:
+    """Serve the kiosk API (/api/v1/) and the league's pages under uvicorn."""
     from league.serve import ServeError
     from league.serve import serve as run
 
-    click.echo(f"league kiosk API on http://{host}:{port}/api/v1/ ({org.store.where})", err=True)
+    click.echo(f"league pages on http://{host}:{port}/, kiosk API under /api/v1/ ({org.store.where})", err=True)
     try:
-        run(org.store, host, port)
+        run(org.store, host, port, secure_cookies)
     except ServeError as e:
         raise LeagueRefused(str(e)) from None
+
+
+PASSWORD_ENV = "CLABBER_LEAGUE_PASSWORD"
+
+
+@league.group("organiser")
+def organiser_group() -> None:
+    """The organiser's sign-in to the league's pages."""
+
+
+@organiser_group.command("set-password")
+@_refusals
+def set_password(org: Any) -> None:
+    """Set the organiser's password: from $CLABBER_LEAGUE_PASSWORD, else asked twice at a prompt (or read
+    twice from standard input). Never an argument: those show in the process list and the shell's history.
+    Every session ends."""
+    import os
+
+    from league.signin import SignIn
+
+    password = os.environ.get(PASSWORD_ENV)
+    if password is None:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    SignIn(org.store).set_password(password)
+    click.echo("password set; every session ended")

@@ -18,8 +18,9 @@ def config(conn: Connection | None = None) -> Config:
     return cfg
 
 
-def upgrade(conn: Connection, revision: str = "head") -> None:
-    """Brings the schema on ``conn`` up to ``revision`` inside the caller's transaction."""
+def upgrade(conn: Connection, revision: str = "heads") -> None:
+    """Brings the schema on ``conn`` up to ``revision`` (every head: parts may add migrations side by side)
+    inside the caller's transaction."""
     command.upgrade(config(conn), revision)
 
 

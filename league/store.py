@@ -110,6 +110,28 @@ games = sa.Table(
     sa.Column("ruled_reason", sa.Text, nullable=True),
     sa.UniqueConstraint("meeting_id", "number"),
 )
+# The organiser's sign-in (statements in league/signin_store.py): who may act, not events; never rebuilt.
+organiser_password = sa.Table(
+    "organiser_password",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),  # always 1: one organiser
+    sa.Column("hash", sa.Text, nullable=False),  # argon2id
+    sa.Column("set_at", sa.Float, nullable=False),
+)
+signin_lockout = sa.Table(
+    "signin_lockout",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),  # always 1
+    sa.Column("failures", sa.Integer, nullable=False),  # wrong passwords in a row
+    sa.Column("locked_until", sa.Float, nullable=False),  # epoch seconds
+)
+organiser_sessions = sa.Table(
+    "organiser_sessions",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),  # sha256 of the cookie's token
+    sa.Column("csrf", sa.String(64), nullable=False),
+    sa.Column("expires", sa.Float, nullable=False),
+)
 # Children before parents: the order to empty the derived tables in.
 DERIVED = (games, meetings, rounds, teams, divisions, venues, seasons, leagues)
 

@@ -145,6 +145,19 @@ def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp
     assert _run(db, "revoke", str(mine)) == (2, "", f"league: kiosk {mine}'s key is already revoked\n")
 
 
+def test_the_same_server_serves_the_pages(served):
+    conn = http.client.HTTPConnection("127.0.0.1", served["api"].port, timeout=10)
+    try:
+        conn.request("GET", "/")
+        r = conn.getresponse()
+        body = r.read().decode()
+    finally:
+        conn.close()
+    assert r.status == 200 and "text/html" in r.getheader("Content-Type", "")
+    assert "default-src 'none'" in r.getheader("Content-Security-Policy", "")
+    assert "Evansville Clabber League" in body  # the league the fixture made, on its public page
+
+
 def test_enrol_code_refusals_are_one_line(league_db):
     store = Store(league_db)
     league_with_schedule(store)

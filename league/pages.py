@@ -1,0 +1,194 @@
+"""The league's web pages: public, read-only standings, schedules and each team's games, and the
+organiser's signed-in forms (league/organiser_pages.py). ``make_app`` builds the Starlette app that
+``clabber league serve`` mounts.
+
+Everything shown is escaped (team and player names are anyone's input); no page needs JavaScript.
+Every response carries the result server's security headers, with a policy that allows the one
+inline style block of these pages and forms posted to this site only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from kiosk.web.headers import Hardened, content_security_policy
+from league.organiser import Organiser
+from league.season import read_settings
+from league.store import Reader, Store
+
+TEMPLATES = Path(__file__).with_name("templates")
+PAGE_CACHE = b"no-cache"  # results change on league nights: ask again each time
+RANKING = {"games_won": "games won (a tie counts half)", "game_points": "game points"}
+TIE_BREAKER = {"game_points": "game points", "point_difference": "point difference", "head_to_head": "head to head"}
+
+environment = Environment(
+    loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True), auto_reload=False
+)
+
+
+def policy() -> bytes:
+    """The result server's policy for the inline style of base.html, with forms allowed to post here."""
+    csp = content_security_policy([(TEMPLATES / "base.html").read_text()])
+    return csp.replace(b"form-action 'none'", b"form-action 'self'")
+
+
+def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    body = environment.get_template(name).render(**context)
+    return HTMLResponse(body, status, headers={"cache-control": PAGE_CACHE.decode()})
+
+
+def not_found(request: Request, what: str) -> HTMLResponse:
+    return render(request, "message.html", 404, heading="Not found", message=f"There is no {what}.", back="/")
+
+
+def _int(request: Request, key: str) -> int | None:
+    text = request.path_params.get(key, "")
+    return int(text) if text.isdigit() and len(text) < 10 else None
+
+
+def result_text(outcome: str | None, a: str, b: str) -> str:
+    return {"a": f"{a} won", "b": f"{b} won", "tie": "tied", None: "abandoned, counts for nobody"}.get(
+        outcome, "abandoned"
+    )
+
+
+def meeting_view(r: Reader, m: dict[str, Any], names: dict[int, str], venues: dict[int, str]) -> dict[str, Any]:
+    """What the pages show of one meeting (a bye, or two teams with their games and any forfeit)."""
+    a, b = names.get(m["team_a"], "?"), names.get(m["team_b"], "?")
+    view: dict[str, Any] = {"id": m["id"], "a": a, "a_id": m["team_a"], "bye": m["team_b"] is None}
+    if view["bye"]:
+        return view
+    view |= {
+        "b": b,
+        "b_id": m["team_b"],
+        "date": m["date"] or m["round_date"],
+        "moved": "" if not m["date"] or m["date"] == m["round_date"] else f"from {m['round_date']}",
+        "venue": venues.get(m["venue_id"], ""),
+        "table": m["table_number"],
+        "forfeit": names.get(m["forfeit_team"], "") if m["forfeit_team"] is not None else "",
+        "forfeit_reason": m["forfeit_reason"] or "",
+        "games": [
+            {
+                "id": g["id"],
+                "number": g["number"],
+                "points_a": g["points_a"],
+                "points_b": g["points_b"],
+                "result": result_text(g["outcome"], a, b),
+                "ruled": g["ruled_reason"] or "",
+            }
+            for g in r.games(m["id"])
+        ],
+    }
+    return view
+
+
+def division_context(r: Reader, division: int) -> dict[str, Any] | None:
+    """The division, its season and league, team and venue names, and its rounds with their meetings."""
+    d = r.division(division)
+    if d is None:
+        return None
+    season = r.season(d["season_id"])
+    assert season is not None  # a division is written after its season
+    names = {t["id"]: t["name"] for t in r.teams(division)}
+    venues = {v["id"]: v["name"] for v in r.venues(season["league_id"])}
+    rounds: dict[int, dict[str, Any]] = {
+        x["number"]: {"number": x["number"], "date": x["date"], "meetings": []} for x in r.rounds(division)
+    }
+    for m in r.meetings(division):
+        rounds[m["round"]]["meetings"].append(meeting_view(r, m, names, venues))
+    return {"division": d, "season": season, "names": names, "rounds": list(rounds.values())}
+
+
+class Pages:
+    """The public pages over one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.organiser = Organiser(store)
+
+    def index(self, request: Request) -> HTMLResponse:
+        with self.store.read() as r:
+            leagues = [{"name": lg["name"], "seasons": r.seasons(lg["id"])} for lg in r.leagues()]
+        return render(request, "index.html", leagues=leagues)
+
+    def season(self, request: Request) -> HTMLResponse:
+        id_ = _int(request, "season")
+        with self.store.read() as r:
+            season = r.season(id_) if id_ is not None else None
+            if season is None:
+                return not_found(request, "such season")
+            league = r.league(season["league_id"])
+            divisions = r.divisions(season["id"])
+        settings = read_settings(json.loads(season["settings"]))
+        shown = [{"id": d["id"], "name": d["name"], "lines": self.organiser.standings(d["id"])} for d in divisions]
+        return render(
+            request,
+            "season.html",
+            season=season,
+            league=league,
+            divisions=shown,
+            ranking=RANKING.get(settings.ranking, settings.ranking),
+            tie_breakers=", ".join(TIE_BREAKER.get(t, t) for t in settings.tie_breakers) or "nothing",
+            games_per_meeting=settings.games_per_meeting,
+        )
+
+    def schedule(self, request: Request) -> HTMLResponse:
+        id_ = _int(request, "division")
+        with self.store.read() as r:
+            context = division_context(r, id_) if id_ is not None else None
+        if context is None:
+            return not_found(request, "such division")
+        return render(request, "schedule.html", **context)
+
+    def team(self, request: Request) -> HTMLResponse:
+        id_ = _int(request, "team")
+        with self.store.read() as r:
+            team = r.team(id_) if id_ is not None else None
+            if team is None:
+                return not_found(request, "such team")
+            context = division_context(r, team["division_id"])
+        assert context is not None
+        mine = [
+            (round_["number"], m)
+            for round_ in context["rounds"]
+            for m in round_["meetings"]
+            if team["id"] in (m["a_id"], m.get("b_id"))
+        ]
+        return render(
+            request,
+            "team.html",
+            team=team,
+            players=" and ".join(json.loads(team["players"])),
+            substitutes=", ".join(json.loads(team["substitutes"])),
+            season=context["season"],
+            division=context["division"],
+            meetings=mine,
+        )
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/", self.index),
+            Route("/seasons/{season}", self.season),
+            Route("/divisions/{division}/schedule", self.schedule),
+            Route("/teams/{team}", self.team),
+        ]
+
+
+def make_app(store: Store, *, secure_cookies: bool = False, clock: Callable[[], float] | None = None) -> Any:
+    """The public and the organiser's pages as one ASGI app, with the security headers on every response.
+
+    ``secure_cookies``: the site is reached over https (behind a TLS proxy), so cookies say Secure.
+    """
+    from league.organiser_pages import OrganiserPages
+
+    routes = Pages(store).routes() + OrganiserPages(store, secure_cookies=secure_cookies, clock=clock).routes()
+    return Hardened(Starlette(routes=routes), policy())

@@ -1,0 +1,74 @@
+"""A small season for the page tests, with results worked out by hand, and a reader of HTML tables."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from league.organiser import Organiser
+
+HOSTILE = "<b>Kings</b> & \"Co\" <script>alert('x')</script>"
+
+
+class Tables(HTMLParser):
+    """The text of every table row on a page, one list of cells a row."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append("".join(self.cell).strip())
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def table_rows(html: str) -> list[list[str]]:
+    parser = Tables()
+    parser.feed(html)
+    return parser.rows
+
+
+def meeting_of(org: Organiser, division: int, x: int, y: int) -> dict:
+    with org.store.read() as r:
+        return next(m for m in r.meetings(division) if {m["team_a"], m["team_b"]} == {x, y})
+
+
+def small_season(org: Organiser) -> dict[str, int]:
+    """Three teams, one game a meeting: Aces beat the hostile name 121-97; Queens forfeit to Aces;
+    the hostile name beat Queens 121-80 but the game is ruled abandoned."""
+    league = org.create_league("Tuesday nights")
+    season, division = org.create_season(league, "Winter 2026")
+    aces = org.add_team(division, "Aces", ["Ann", "Bob"])
+    kings = org.add_team(division, HOSTILE, ["<i>Cy</i>", "Di"], ["Ed & Flo"])
+    queens = org.add_team(division, "Queens", ["Gus", "Hal"])
+    org.add_venue(league, "Germania", tables=2)
+    org.make_schedule(division, "2026-01-06")
+    m = meeting_of(org, division, aces, kings)
+    org.record_game(m["id"], *((121, 97, "a") if m["team_a"] == aces else (97, 121, "b")))
+    m = meeting_of(org, division, aces, queens)
+    org.forfeit(m["id"], queens, "Queens' player is ill")
+    m = meeting_of(org, division, kings, queens)
+    game = org.record_game(m["id"], *((121, 80, "a") if m["team_a"] == kings else (80, 121, "b")))
+    org.rule_game(game, None, "played with a short deck")
+    return {"league": league, "season": season, "division": division, "aces": aces, "kings": kings, "queens": queens}
+
+
+# Worked by hand: team, played, won, lost, tied, for, against, difference. The abandoned game counts
+# for nobody; the forfeit is a game won by Aces with no points; Kings and Queens are level on games
+# won, and game points (97 to 0) put Kings second.
+STANDINGS = [
+    ["1", "Aces", "2", "2", "0", "0", "121", "97", "24"],
+    ["2", HOSTILE, "1", "0", "1", "0", "97", "121", "-24"],
+    ["3", "Queens", "1", "0", "1", "0", "0", "0", "0"],
+]

@@ -1,0 +1,88 @@
+"""The public pages through Starlette's TestClient, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.testclient import TestClient
+
+from league.organiser import Organiser
+from league.pages import make_app
+from league.store import Store
+from tests.league_pages_helpers import HOSTILE, STANDINGS, small_season, table_rows
+
+
+@pytest.fixture
+def site(league_db):
+    store = Store(league_db)
+    org = Organiser(store)
+    ids = small_season(org)
+    with TestClient(make_app(store)) as client:
+        yield client, ids
+    store.close()
+
+
+def test_the_standings_page_shows_the_hand_worked_table_in_order(site):
+    client, ids = site
+    r = client.get(f"/seasons/{ids['season']}")
+    assert r.status_code == 200
+    rows = table_rows(r.text)
+    assert rows[0] == ["#", "Team", "P", "W", "L", "T", "For", "Against", "Diff"]
+    assert rows[1:] == STANDINGS
+    assert "Ranked by games won (a tie counts half); then game points, point difference, head to head" in r.text
+
+
+def test_the_index_links_each_league_to_its_seasons(site):
+    client, ids = site
+    r = client.get("/")
+    assert "Tuesday nights" in r.text and f'href="/seasons/{ids["season"]}"' in r.text
+
+
+def test_the_schedule_shows_every_round_with_its_bye_results_forfeit_and_ruling(site):
+    client, ids = site
+    r = client.get(f"/divisions/{ids['division']}/schedule")
+    assert r.status_code == 200
+    assert [f"Round {n} · 2026-01-{d:02}" in r.text for n, d in ((1, 6), (2, 13), (3, 20))] == [True] * 3
+    assert r.text.count("has the bye") == 3
+    assert "Forfeited by Queens: Queens&#39; player is ill" in r.text
+    assert "abandoned, counts for nobody <em>(ruling: played with a short deck)</em>" in r.text
+    assert "121–97, Aces won" in r.text or "97–121, Aces won" in r.text
+
+
+def test_a_team_page_lists_its_own_meetings_only(site):
+    client, ids = site
+    r = client.get(f"/teams/{ids['queens']}")
+    assert r.status_code == 200 and "Gus and Hal" in r.text
+    assert r.text.count("<li>Round") == 3  # two meetings and its bye
+    assert "Queens</strong> has the bye" in r.text
+    r = client.get(f"/teams/{ids['aces']}")
+    assert "Queens</strong> has the bye" not in r.text and "Aces</strong> has the bye" in r.text
+
+
+def test_hostile_names_are_shown_as_text_never_as_markup(site):
+    client, ids = site
+    escaped = "&lt;b&gt;Kings&lt;/b&gt; &amp; &#34;Co&#34; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+    for path in (
+        f"/seasons/{ids['season']}",
+        f"/divisions/{ids['division']}/schedule",
+        f"/teams/{ids['kings']}",
+        f"/teams/{ids['aces']}",
+    ):
+        body = client.get(path).text
+        assert escaped in body, path
+        assert "<script>" not in body and "<b>Kings" not in body and "<i>Cy" not in body, path
+    assert "&lt;i&gt;Cy&lt;/i&gt; and Di" in client.get(f"/teams/{ids['kings']}").text
+    assert "Ed &amp; Flo" in client.get(f"/teams/{ids['kings']}").text
+    assert HOSTILE not in client.get(f"/seasons/{ids['season']}").text
+
+
+def test_every_page_carries_the_security_headers_and_unknown_ids_are_404(site):
+    client, ids = site
+    for path in ("/", f"/seasons/{ids['season']}", "/seasons/99", "/teams/x", "/nowhere"):
+        r = client.get(path)
+        assert r.headers["x-content-type-options"] == "nosniff", path
+        assert r.headers["x-frame-options"] == "DENY", path
+        csp = r.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "form-action 'self'" in csp and "script-src" not in csp, path
+    assert client.get("/seasons/99").status_code == 404
+    assert client.get("/teams/x").status_code == 404
+    assert client.get(f"/divisions/{ids['division'] + 5}/schedule").status_code == 404
