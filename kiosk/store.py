@@ -347,9 +347,9 @@ class Store:
     def append(self, event: GameEvent, rows: dict[str, Any], before: dict[str, Any] | None = None) -> None:
         """Stores one event and its game's derived rows in one durable transaction; ``before``,
         the rows as they were, lets unchanged rows be left alone."""
-        self.append_all([(event, rows)], before)
+        self.append_all([event], rows, before)
 
-    def append_all(self, batch: list[tuple[GameEvent, dict[str, Any]]], before: dict[str, Any] | None = None) -> None:
+    def append_all(self, events: list[GameEvent], rows: dict[str, Any], before: dict[str, Any] | None = None) -> None:
         """Stores events of one game, then the game's derived rows after the last; all or nothing."""
         with self.writing():
             self.conn.executemany(
@@ -367,10 +367,10 @@ class Store:
                         e.authorised_by,
                         e.reason,
                     )
-                    for e, _ in batch
+                    for e in events
                 ],
             )
-            self._write_rows(batch[-1][1], before)
+            self._write_rows(rows, before)
 
     def _write_rows(self, rows: dict[str, Any], before: dict[str, Any] | None = None) -> None:
         # Plain upserts of what changed, rather than sqlite-utils' introspecting upsert: this runs

@@ -153,13 +153,13 @@ class Table:
                         break  # a gap: what follows cannot be checked
                     log.append(e)
                     state = GameState.from_events(log) if state is None or e.kind == ev.UNDONE else state.apply(e)
-                    batch.append((e, state.rows()))
+                    batch.append(e)
                     have = e.seq
             except FOLD_ERRORS:
                 pass  # the first event the rules refuse ends what this game gets back
-            if batch:
+            if batch and state is not None:
                 try:
-                    self.store.append_all(batch)
+                    self.store.append_all(batch, state.rows())
                 except StoreError:
                     continue
                 stored += len(batch)
@@ -469,21 +469,22 @@ class Table:
         first = seat_name(game.first_dealer) if game.first_dealer is not None else None
         event = self._started_event(self.store.next_game_id(), teams, game.players, game.rules, first, action_id)
         state = GameState(event)
-        batch = [(event, state.rows())]
+        batch = [event]
+
+        def step(kind: str, payload: dict[str, Any]) -> None:
+            nonlocal state
+            batch.append(self._event(state, kind, payload, None))
+            state = state.apply(batch[-1])
+
         for hand_record in record["hands"]:
             dealer = parse_seat(hand_record["dealer"])
             while state.dealer != dealer:  # the table moved the deal: keep that in the log too
-                state, batch = self._import_step(state, batch, ev.DEAL_MOVED, {"step": 1})
-            state, batch = self._import_step(state, batch, ev.HAND_ENTERED, {"record": hand_record})
-            state, batch = self._import_step(state, batch, ev.HAND_CONFIRMED, {})
-        self.store.append_all(batch)
+                step(ev.DEAL_MOVED, {"step": 1})
+            step(ev.HAND_ENTERED, {"record": hand_record})
+            step(ev.HAND_CONFIRMED, {})
+        self.store.append_all(batch, state.rows())  # the rows once, after the last event
         self._states[state.id] = state
         return state
-
-    def _import_step(self, state: GameState, batch: list[Any], kind: str, payload: dict[str, Any]) -> Any:
-        event = self._event(state, kind, payload, None)
-        new = state.apply(event)
-        return new, [*batch, (event, new.rows())]
 
     # ---- the kiosk's own settings and backups (the owner's menu) ---------------------------------------
 
