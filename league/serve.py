@@ -8,9 +8,7 @@ from typing import Any
 
 import uvicorn
 
-from kiosk.web.guard import BACKLOG, MAX_HEAD, Guard, connection_cap, guarded_protocol, raise_file_limit
-from kiosk.web.logs import rate_limit
-from kiosk.web.server import KEEP_ALIVE, ServeError, listening_socket
+from kiosk.web.server import ServeError, guarded_server, run
 from league.api import create_app
 from league.kiosks import Kiosks
 from league.pages import make_app
@@ -35,31 +33,11 @@ def site(store: Store, secure_cookies: bool = False) -> Any:
 
 
 def server(store: Store, host: str, port: int, secure_cookies: bool = False) -> tuple[uvicorn.Server, socket.socket]:
-    """A uvicorn server for the API and its bound socket; ServeError when the address cannot be had."""
-    guard = Guard(connection_cap(raise_file_limit()))
-    try:
-        sock = listening_socket(host, port)
-    except OSError as e:
-        raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
-    config = uvicorn.Config(
-        site(store, secure_cookies),
-        log_level="warning",
-        access_log=False,
-        http=guarded_protocol(guard),
-        ws="none",
-        lifespan="off",
-        backlog=BACKLOG,
-        timeout_keep_alive=KEEP_ALIVE,
-        h11_max_incomplete_event_size=MAX_HEAD,
-        server_header=False,
-        date_header=True,
-        proxy_headers=False,
-    )
-    return uvicorn.Server(config), sock
+    """A uvicorn server for the API and the pages, and its bound socket; ServeError when the address
+    cannot be had."""
+    return guarded_server(site(store, secure_cookies), host, port, lifespan="off")
 
 
 def serve(store: Store, host: str, port: int, secure_cookies: bool = False) -> None:
     """Serves the kiosk API and the pages until stopped."""
-    srv, sock = server(store, host, port, secure_cookies)
-    rate_limit()
-    srv.run(sockets=[sock])
+    run(*server(store, host, port, secure_cookies))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from typing import Any, Literal
 
 import uvicorn
 
@@ -46,21 +47,23 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(site: Site, host: str, port: int) -> None:
-    """Serves the result pages until stopped."""
-    files = raise_file_limit()
-    guard = Guard(connection_cap(files))
+def guarded_server(
+    app: Any, host: str, port: int, lifespan: Literal["on", "off"] = "on"
+) -> tuple[uvicorn.Server, socket.socket]:
+    """A uvicorn server for ``app`` with the guard's deadlines and limits, and its bound socket;
+    ServeError when the address cannot be had. The result pages and the league share it."""
+    guard = Guard(connection_cap(raise_file_limit()))
     try:
         sock = listening_socket(host, port)
     except OSError as e:
         raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     config = uvicorn.Config(
-        create_app(site),
+        app,
         log_level="warning",
         access_log=False,
         http=guarded_protocol(guard),
         ws="none",
-        lifespan="on",
+        lifespan=lifespan,
         backlog=BACKLOG,
         timeout_keep_alive=KEEP_ALIVE,
         h11_max_incomplete_event_size=MAX_HEAD,
@@ -68,6 +71,15 @@ def serve(site: Site, host: str, port: int) -> None:
         date_header=True,
         proxy_headers=False,
     )
-    server = uvicorn.Server(config)  # the config sets up logging; the rate limit goes on after it
+    return uvicorn.Server(config), sock
+
+
+def run(server: uvicorn.Server, sock: socket.socket) -> None:
+    """Runs a guarded server until stopped (the config sets up logging; the rate limit goes on after it)."""
     rate_limit()
     server.run(sockets=[sock])
+
+
+def serve(site: Site, host: str, port: int) -> None:
+    """Serves the result pages until stopped."""
+    run(*guarded_server(create_app(site), host, port))
