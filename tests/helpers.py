@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from engine.cards import CardSet, card_set, parse_card, parse_suit
 from engine.hand import Hand
@@ -72,3 +72,13 @@ def write_json(path: Path, obj: Any) -> Path:
     """Writes a record to a file and returns its path."""
     path.write_text(json.dumps(obj))
     return path
+
+
+def unavailable(why: str) -> NoReturn:
+    """A test whose fault cannot be made on this machine (not root, no mounts, no FUSE): skipped on a
+    developer's machine, but a failure in CI, which runs as root with everything installed."""
+    import pytest
+
+    if os.environ.get("CI"):
+        pytest.fail(f"{why}: CI provides this, so the test must run there")
+    pytest.skip(why)

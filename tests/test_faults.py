@@ -27,9 +27,17 @@ import pytest
 from kiosk.store import StoreTrouble, backups
 from kiosk.table import Table, open_table
 from tests.helpers import clabber_process as clabber
+from tests.helpers import unavailable
 from tests.store_helpers import QUICK_HANDS
 
-ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="mounts and the immutable flag need root")
+
+@pytest.fixture
+def root() -> None:
+    """Mounts, the immutable flag and running as another user need root."""
+    if os.geteuid() != 0:
+        unavailable("mounts and the immutable flag need root")
+
+
 TRACEBACK = "Traceback"
 
 
@@ -82,7 +90,7 @@ def mounted(where: Path, *how: str):
     where.mkdir(parents=True, exist_ok=True)
     r = subprocess.run(["mount", *how, str(where)], capture_output=True, text=True)
     if r.returncode != 0:
-        pytest.skip(f"cannot mount here: {r.stderr.strip()}")
+        unavailable(f"cannot mount here: {r.stderr.strip()}")
     try:
         yield where
     finally:
@@ -104,7 +112,7 @@ def fill(disk: Path, leave: int = 0) -> Path:
 def immutable(path: Path):
     r = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
     if r.returncode != 0:
-        pytest.skip(f"chattr +i not supported here: {r.stderr.strip()}")
+        unavailable(f"chattr +i not supported here: {r.stderr.strip()}")
     try:
         yield path
     finally:
@@ -140,7 +148,7 @@ def lock_held(db: Path):
 # ---- trouble: refused in words, retried, nothing moved --------------------------------------------
 
 
-@ROOT_ONLY
+@pytest.mark.usefixtures("root")
 def test_disk_full_at_start_is_refused_in_words_and_moves_nothing(tmp_path):
     with mounted(tmp_path / "disk", "-t", "tmpfs", "-o", "size=1m", "tmpfs") as disk:
         db = disk / "clabber.db"
@@ -165,7 +173,7 @@ def test_disk_full_at_start_is_refused_in_words_and_moves_nothing(tmp_path):
         table.store.close()
 
 
-@ROOT_ONLY
+@pytest.mark.usefixtures("root")
 def test_disk_full_while_running_refuses_the_save_and_keeps_every_saved_hand(tmp_path):
     with mounted(tmp_path / "disk", "-t", "tmpfs", "-o", "size=1m", "tmpfs") as disk:
         db = disk / "clabber.db"
@@ -251,7 +259,7 @@ def test_the_kiosk_waits_on_a_lock_and_starts_when_it_is_released(tmp_path):
     assert not (tmp_path / "damaged").exists() and hands_on_sheet(db, game) == 3
 
 
-@ROOT_ONLY
+@pytest.mark.usefixtures("root")
 def test_a_read_only_file_is_refused_at_start_in_words(tmp_path):
     db = tmp_path / "clabber.db"
     game, _ = played(db)
@@ -266,7 +274,7 @@ def test_a_read_only_file_is_refused_at_start_in_words(tmp_path):
     assert hands_on_sheet(db, game) == 3
 
 
-@ROOT_ONLY
+@pytest.mark.usefixtures("root")
 def test_a_read_only_folder_is_refused_at_start_in_words(tmp_path):
     folder = tmp_path / "state"
     folder.mkdir()
@@ -285,7 +293,7 @@ def test_a_read_only_folder_is_refused_at_start_in_words(tmp_path):
     assert hands_on_sheet(db, game) == 3
 
 
-@ROOT_ONLY
+@pytest.mark.usefixtures("root")
 def test_a_read_only_disk_is_refused_and_named(tmp_path):
     folder = tmp_path / "state"
     folder.mkdir()
@@ -295,7 +303,7 @@ def test_a_read_only_disk_is_refused_and_named(tmp_path):
     with mounted(folder, "--bind", str(folder)):
         r = subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], capture_output=True, text=True)
         if r.returncode != 0:
-            pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+            unavailable(f"cannot remount read-only: {r.stderr.strip()}")
         r = kiosk(db)
         assert r.returncode == 0 and "the disk it is on is mounted read-only" in r.stderr, r.stderr[-2000:]
         no_traceback(r)
@@ -305,7 +313,7 @@ def test_a_read_only_disk_is_refused_and_named(tmp_path):
     assert hands_on_sheet(db, game) == 3
 
 
-@ROOT_ONLY
+@pytest.mark.usefixtures("root")
 def test_permission_denied_is_refused_in_words(tmp_path):
     # Root ignores permission bits: the command runs as nobody on a file only root may open.
     folder = Path(tempfile.mkdtemp(prefix="clabber-perm-"))
@@ -334,7 +342,7 @@ def test_permission_denied_is_refused_in_words(tmp_path):
             timeout=60,
         )
         if "setpriv" in r.stderr and r.returncode != 3:
-            pytest.skip(f"cannot run as nobody: {r.stderr.strip()}")
+            unavailable(f"cannot run as nobody: {r.stderr.strip()}")
         assert r.returncode == 3 and "permission denied" in r.stderr, r.stderr
         no_traceback(r)
         assert files(folder) == before
@@ -440,7 +448,7 @@ def test_events_readable_in_a_damaged_file_are_applied_again_on_the_backup(tmp_p
 
 def test_a_restore_on_a_full_disk_moves_nothing_and_leaves_no_empty_file(tmp_path):
     if os.geteuid() != 0:
-        pytest.skip("needs root to mount")
+        unavailable("needs root to mount")
     with mounted(tmp_path / "disk", "-t", "tmpfs", "-o", "size=1m", "tmpfs") as disk:
         db = disk / "clabber.db"
         game, _ = played(db)
@@ -582,7 +590,7 @@ def test_the_kiosk_starts_from_a_read_only_disk_without_kivy_errors(tmp_path):
     from kiosk.ui.launch import kivy_home
 
     if os.geteuid() != 0:
-        pytest.skip("needs root for chattr")
+        unavailable("needs root for chattr")
     folder = tmp_path / "state"
     folder.mkdir()
     with immutable(folder):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import unavailable
 from tests.lossyfs import Disk, fuse_usable
 
 
@@ -19,9 +20,7 @@ from tests.lossyfs import Disk, fuse_usable
 def disk(tmp_path) -> Iterator[Disk]:
     why = fuse_usable()
     if why is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"the power-cut filesystem needs FUSE: {why}")  # .ci/run installs it
-        pytest.skip(f"FUSE is not usable here: {why}")
+        unavailable(f"the power-cut filesystem needs FUSE: {why}")
     disk = Disk(tmp_path / "store", tmp_path / "mnt")
     disk.mount()
     yield disk
