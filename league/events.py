@@ -17,6 +17,9 @@ SCHEDULE_MADE = "schedule_made"  # {division, rounds: [{round, number, date, mee
 MEETING_MOVED = "meeting_moved"  # {meeting, date, venue, table, reason}
 MEETING_FORFEITED = "meeting_forfeited"  # {meeting, team, reason}
 GAME_RECORDED = "game_recorded"  # {game, meeting, number, points_a, points_b, outcome}
+# {game, meeting, number, kiosk, kiosk_game, points_a, points_b, outcome, note}: a kiosk game's result
+# as its events fold, written when it ends and again whenever a later event changes it
+GAME_PLAYED = "game_played"
 GAME_RULED = "game_ruled"  # {game, outcome, points_a, points_b, reason}: an organiser's ruling
 
 KINDS = (
@@ -29,6 +32,7 @@ KINDS = (
     MEETING_MOVED,
     MEETING_FORFEITED,
     GAME_RECORDED,
+    GAME_PLAYED,
     GAME_RULED,
 )
 

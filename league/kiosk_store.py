@@ -40,6 +40,9 @@ kiosk_games = sa.Table(
     sa.Column("game", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("meeting_id", sa.Integer, nullable=False),
     sa.Column("bound_at", sa.String(40), nullable=False),
+    sa.Column("ns_team", sa.Integer, nullable=True),  # the meeting's team that sat NS
+    sa.Column("league_game", sa.Integer, nullable=True),  # the league's game, once the kiosk's has ended
+    sa.Column("note", sa.Text, nullable=True),  # why its result is not in the standings, for the organiser
 )
 kiosk_events = sa.Table(
     "kiosk_events",
@@ -51,6 +54,18 @@ kiosk_events = sa.Table(
     sa.Column("received_at", sa.String(40), nullable=False),
     sa.Column("quarantined", sa.Text, nullable=True),  # why the fold refused it; NULL: applied
     sa.ForeignKeyConstraint(["kiosk_id", "game"], ["kiosk_games.kiosk_id", "kiosk_games.game"]),
+)
+
+# A re-delivery that differs from the event held at its seq: kept beside it, never applied.
+kiosk_divergences = sa.Table(
+    "kiosk_divergences",
+    metadata,
+    sa.Column("kiosk_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("game", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("digest", sa.String(64), primary_key=True),  # of the event: each different version kept once
+    sa.Column("event", sa.Text, nullable=False),
+    sa.Column("received_at", sa.String(40), nullable=False),
 )
 
 
@@ -123,8 +138,52 @@ def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | N
     return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
 
 
-def bind_game(conn: Connection, kiosk_id: int, game: int, meeting: int, now: str) -> None:
-    conn.execute(sa.insert(kiosk_games).values(kiosk_id=kiosk_id, game=game, meeting_id=meeting, bound_at=now))
+def bind_game(conn: Connection, kiosk_id: int, game: int, meeting: int, ns_team: int, now: str) -> None:
+    conn.execute(
+        sa.insert(kiosk_games).values(kiosk_id=kiosk_id, game=game, meeting_id=meeting, ns_team=ns_team, bound_at=now)
+    )
+
+
+def set_result(conn: Connection, kiosk_id: int, game: int, league_game: int | None, note: str | None) -> None:
+    """The league game a kiosk game became, or why it did not."""
+    conn.execute(
+        sa.update(kiosk_games)
+        .where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game)
+        .values(league_game=league_game, note=note)
+    )
+
+
+def add_divergence(conn: Connection, kiosk_id: int, game: int, seq: int, event: str, digest: str, now: str) -> None:
+    """Keeps a differing re-delivery once (the same version sent again is not kept twice)."""
+    held = conn.execute(
+        sa.select(kiosk_divergences.c.seq).where(
+            kiosk_divergences.c.kiosk_id == kiosk_id,
+            kiosk_divergences.c.game == game,
+            kiosk_divergences.c.seq == seq,
+            kiosk_divergences.c.digest == digest,
+        )
+    ).first()
+    if held is None:
+        conn.execute(
+            sa.insert(kiosk_divergences).values(
+                kiosk_id=kiosk_id, game=game, seq=seq, digest=digest, event=event, received_at=now
+            )
+        )
+
+
+def divergences(conn: Connection) -> list[dict[str, Any]]:
+    """Every differing re-delivery, for the organiser."""
+    return _rows(
+        conn,
+        sa.select(kiosk_divergences).order_by(
+            kiosk_divergences.c.kiosk_id, kiosk_divergences.c.game, kiosk_divergences.c.seq
+        ),
+    )
+
+
+def noted_games(conn: Connection) -> list[dict[str, Any]]:
+    """Kiosk games whose result is not in the standings by itself, for the organiser."""
+    return _rows(conn, sa.select(kiosk_games).where(kiosk_games.c.note.is_not(None)).order_by(kiosk_games.c.bound_at))
 
 
 def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, Any]]:
@@ -171,5 +230,5 @@ def count_all(conn: Connection) -> dict[str, int]:
     """Rows in each kiosk table: what the security tests compare before and after a refusal."""
     return {
         t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
-        for t in (enrol_codes, kiosks, kiosk_games, kiosk_events)
+        for t in (enrol_codes, kiosks, kiosk_games, kiosk_events, kiosk_divergences)
     }

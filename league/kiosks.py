@@ -11,14 +11,18 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from kiosk.events import GameEvent
-from kiosk.game_state import ActionRefused, GameState
+from engine.rules import Rules
+from kiosk.events import GAME_STARTED, UNDONE, GameEvent
+from kiosk.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
+from league import events as ev
 from league import kiosk_store as ks
-from league.season import LeagueRefused, read_settings
-from league.store import Store
+from league import store as st
+from league.season import LeagueRefused, SeasonSettings, read_settings
+from league.standings import TIE, A, B
+from league.store import Reader, Store, Writer
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
 CODE_LENGTH = 10  # 50 bits, valid minutes and once: guessing one is hopeless
@@ -179,66 +183,215 @@ class Kiosks:
         now = _stamp(self.clock())
         answers = []
         with self.store.write() as w:
-            for game, meeting, events in batch:
-                answers.append(self._push_game(w, kiosk, game, meeting, events, now))
+            for pushed in batch:
+                answers.append(self._push_game(w, kiosk, pushed, now))
         return {"games": answers}
 
-    def _push_game(
-        self, w: Any, kiosk: dict[str, Any], game: int, meeting: int | None, events: list[GameEvent], now: str
-    ) -> dict[str, Any]:
+    def flags(self) -> dict[str, list[dict[str, Any]]]:
+        """What needs the organiser besides the quarantine: kiosk games whose result is not in the
+        standings by itself (and why), and re-deliveries that differ from what the league holds."""
+        with self.store.read() as r:
+            return {
+                "games": ks.noted_games(r.conn),
+                "divergences": [{**d, "event": json.loads(d["event"])} for d in ks.divergences(r.conn)],
+            }
+
+    def _push_game(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> dict[str, Any]:
+        game = pushed.game
         bound = ks.bound_game(w.conn, kiosk["id"], game)
         if bound is None:
-            if meeting is None:
-                raise KioskRefused(f"game {game}: its first push names the meeting it is played for", 422)
-            m = w.meeting(meeting)
-            # The same answer whether the meeting is elsewhere or does not exist: nothing to learn.
-            if m is None or m["venue_id"] != kiosk["venue_id"]:
-                raise KioskRefused(f"game {game}: meeting {meeting} is not at this kiosk's venue", 403)
-            if m["team_b"] is None or m["forfeit_team"] is not None:
-                raise KioskRefused(f"game {game}: meeting {meeting} has no games to play (a bye or a forfeit)", 409)
-            ks.bind_game(w.conn, kiosk["id"], game, meeting, now)
-            meeting_id = meeting
-        else:
-            meeting_id = bound["meeting_id"]
-            if meeting is not None and meeting != meeting_id:
-                raise KioskRefused(f"game {game} is played for meeting {meeting_id}, not {meeting}", 409)
+            bound = self._bind(w, kiosk, pushed, now)
+        elif pushed.meeting is not None and pushed.meeting != bound["meeting_id"]:
+            raise KioskRefused(f"game {game} is played for meeting {bound['meeting_id']}, not {pushed.meeting}", 409)
+        elif pushed.sides is not None and pushed.sides["NS"] != bound["ns_team"]:
+            raise KioskRefused(f"game {game}: team {bound['ns_team']} sits NS, as its first push said", 409)
         stored = ks.game_events(w.conn, kiosk["id"], game)
-        applied = [_event(game, json.loads(s["event"])) for s in stored if s["quarantined"] is None]
+        held = [s["event"] for s in stored]
+        folding = Folding.of([_event(game, json.loads(s["event"])) for s in stored if s["quarantined"] is None])
         expected = len(stored) + 1
-        fresh, duplicates, quarantined, resend = 0, 0, [], None
-        for e in sorted(events, key=lambda x: x.seq):
+        fresh, duplicates, quarantined, diverged, resend = 0, 0, [], [], None
+        for e in sorted(pushed.events, key=lambda x: x.seq):
+            text = _text(e)
             if e.seq < expected:
-                duplicates += 1  # delivered before: stored once
+                if text == held[e.seq - 1]:
+                    duplicates += 1  # delivered before: stored once
+                else:
+                    # Not what the league holds at this seq (a kiosk restored from an older backup):
+                    # kept aside for the organiser; neither version overwrites the other.
+                    ks.add_divergence(w.conn, kiosk["id"], game, e.seq, text, digest(text), now)
+                    diverged.append(e.seq)
                 continue
             if e.seq > expected:
                 resend = expected  # a gap: nothing after it is stored until the missing ones come
                 break
-            why = _refusal([*applied, e])
-            if why is None:
-                applied.append(e)
-            else:
+            why = folding.add(e)
+            if why is not None:
                 quarantined.append({"seq": e.seq, "why": why})
-            ks.add_event(w.conn, kiosk["id"], game, e.seq, json.dumps(asdict(e), sort_keys=True), now, why)
+            ks.add_event(w.conn, kiosk["id"], game, e.seq, text, now, why)
             fresh += 1
             expected += 1
+        if fresh:
+            self._record_result(w, kiosk, bound, folding.state)
         return {
             "game": game,
-            "meeting": meeting_id,
+            "meeting": bound["meeting_id"],
             "acked": expected - 1,
             "stored": fresh,
             "duplicates": duplicates,
             "quarantined": quarantined,
+            "diverged": diverged,
             "resend_from": resend,
         }
 
+    def _bind(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> dict[str, Any]:
+        """A game's first push: the meeting it is played for, at this kiosk's venue, and who sits NS."""
+        game, meeting = pushed.game, pushed.meeting
+        if meeting is None:
+            raise KioskRefused(f"game {game}: its first push names the meeting it is played for", 422)
+        m = w.meeting(meeting)
+        # The same answer whether the meeting is elsewhere or does not exist: nothing to learn.
+        if m is None or m["venue_id"] != kiosk["venue_id"]:
+            raise KioskRefused(f"game {game}: meeting {meeting} is not at this kiosk's venue", 403)
+        if m["team_b"] is None or m["forfeit_team"] is not None:
+            raise KioskRefused(f"game {game}: meeting {meeting} has no games to play (a bye or a forfeit)", 409)
+        ns_team = _ns_team(w, m, pushed)
+        ks.bind_game(w.conn, kiosk["id"], game, meeting, ns_team, now)
+        bound = ks.bound_game(w.conn, kiosk["id"], game)
+        assert bound is not None  # just written, in this transaction
+        return bound
 
-def _refusal(log: list[GameEvent]) -> str | None:
-    """Why the kiosk's fold refuses the game's log with its newest event, or None when it folds."""
-    try:
-        GameState.from_events(log)
-    except ActionRefused as e:
-        return str(getattr(e, "why", None) or e)
-    return None
+    def _record_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
+        """A kiosk game that has ended becomes (or updates) its meeting's game in the standings."""
+        if state is None or state.status == OPEN:
+            return
+        m = w.meeting(bound["meeting_id"])
+        assert m is not None  # bound games keep their meeting
+        settings = _settings(w, m["division_id"])
+        ns, ew = state.sheet.totals
+        ns_is_a = bound["ns_team"] == m["team_a"]
+        points_a, points_b = (ns, ew) if ns_is_a else (ew, ns)
+        outcome, note = _outcome(state, settings.rules, ns_is_a)
+        figures = {"points_a": points_a, "points_b": points_b, "outcome": outcome, "note": note}
+        if bound["league_game"] is not None:
+            g = w.game(bound["league_game"])
+            assert g is not None
+            if g["ruled_reason"] is None and any(g[k] != v for k, v in figures.items()):
+                w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
+            return
+        played = w.games(m["id"])
+        counting = [g for g in played if g["outcome"] is not None]
+        if outcome is not None and len(counting) >= settings.games_per_meeting:
+            full = f"meeting {m['id']} already has its {settings.games_per_meeting} game(s): this one is not counted"
+            ks.set_result(w.conn, kiosk["id"], bound["game"], None, full)
+            return
+        number = max((g["number"] for g in played), default=0) + 1
+        g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": number}
+        w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
+        ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """One game's part of a push, checked."""
+
+    game: int
+    meeting: int | None
+    sides: dict[str, int] | None  # the meeting's team at NS and at EW, when the kiosk says
+    events: list[GameEvent]
+
+
+def _who(g: dict[str, Any], kiosk: dict[str, Any], bound: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "game": g["id"],
+        "meeting": g["meeting_id"],
+        "number": g["number"],
+        "kiosk": kiosk["id"],
+        "kiosk_game": bound["game"],
+    }
+
+
+def _settings(r: Reader, division: int) -> SeasonSettings:
+    d = r.division(division)
+    season = r.season(d["season_id"]) if d else None
+    return read_settings(json.loads(season["settings"])) if season else read_settings(None)
+
+
+def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int:
+    """The meeting's team at NS: as the kiosk says, else by the names the game was started with."""
+    pair = (m["team_a"], m["team_b"])
+    if pushed.sides is not None:
+        if {pushed.sides["NS"], pushed.sides["EW"]} != set(pair):
+            raise KioskRefused(f"game {pushed.game}: sides must be meeting {m['id']}'s teams {pair[0]} and {pair[1]}")
+        return pushed.sides["NS"]
+    names = {}
+    for t in pair:
+        team = w.team(t)
+        names[" ".join(str(team["name"] if team else "").split()).casefold()] = t
+    first = next((e for e in pushed.events if e.seq == 1 and e.kind == GAME_STARTED), None)
+    teams = first.payload.get("teams") if first is not None else None
+    if isinstance(teams, dict) and isinstance(teams.get("NS"), str) and isinstance(teams.get("EW"), str):
+        ns, ew = (names.get(" ".join(teams[k].split()).casefold()) for k in ("NS", "EW"))
+        if ns is not None and ew is not None and ns != ew:
+            return ns
+    raise KioskRefused(
+        f"game {pushed.game}: say which of meeting {m['id']}'s teams sits NS: "
+        f'"sides": {{"NS": {pair[0]}, "EW": {pair[1]}}}, or start the game with the teams\' names'
+    )
+
+
+def _outcome(state: GameState, season_rules: Rules, ns_is_a: bool) -> tuple[str | None, str | None]:
+    """How an ended kiosk game counts (a, b, tie, or None for nobody) and, when for nobody, why."""
+    if state.rules != season_rules:
+        theirs, ours = asdict(state.rules), asdict(season_rules)
+        differ = ", ".join(f"{k} {theirs[k]}, not {ours[k]}" for k in ours if theirs[k] != ours[k])
+        return None, f"played with other rules than the season's ({differ}): rule on it"
+    if state.status == ABANDONED:
+        return None, f"abandoned at the table ({state.end_reason or 'no reason given'})"
+    if not state.sheet.over:
+        return None, f"ended at the table before the target ({state.end_reason or 'no reason given'}): rule on it"
+    winner = state.winner
+    if winner == "tie":
+        return TIE, None
+    return (A if (winner == "NS") == ns_is_a else B), None
+
+
+@dataclass
+class Folding:
+    """A game's applied events and the state they fold to (None before it has begun)."""
+
+    log: list[GameEvent]
+    state: GameState | None
+
+    @classmethod
+    def of(cls, log: list[GameEvent]) -> Folding:
+        try:
+            return cls(log, GameState.from_events(log) if log else None)
+        except ActionRefused:
+            return cls(log, None)  # each was accepted when it came; kept as not begun if not now
+
+    def add(self, e: GameEvent) -> str | None:
+        """Folds one more event and returns None, or leaves everything as it was and says why not.
+
+        One step of the fold, not the whole game again, so a push costs its own events however
+        long the game; an undo (or a game not begun) folds the log whole, as the kiosk does."""
+        try:
+            if self.state is None or e.kind == UNDONE:
+                new = GameState.from_events([*self.log, e])
+            else:
+                new = self.state.apply(e)
+        except FOLD_ERRORS as err:
+            try:
+                GameState.from_events([*self.log, e])  # the fold's own words for why
+            except ActionRefused as refused:
+                return str(getattr(refused, "why", None) or refused)
+            return f"{type(err).__name__}: {err}"
+        self.log.append(e)
+        self.state = new
+        return None
+
+
+def _text(e: GameEvent) -> str:
+    return json.dumps(asdict(e), sort_keys=True)
 
 
 def _event(game: int, d: dict[str, Any]) -> GameEvent:
@@ -246,7 +399,7 @@ def _event(game: int, d: dict[str, Any]) -> GameEvent:
     return GameEvent(game=game, **fields)
 
 
-def _read_batch(body: Any) -> list[tuple[int, int | None, list[GameEvent]]]:
+def _read_batch(body: Any) -> list[Pushed]:
     """The batch checked in full before anything is written: where and why for the first fault."""
     if not isinstance(body, dict) or not isinstance(body.get("games"), list):
         raise KioskRefused('push: send {"games": [{"game": 1, "meeting": 12, "events": [...]}]}')
@@ -292,8 +445,16 @@ def _read_batch(body: Any) -> list[tuple[int, int | None, list[GameEvent]]]:
             checked.append(_event(game, {"payload": {}, **e}))
         if len({e.seq for e in checked}) != len(checked):
             raise KioskRefused(f"{where}.events: a seq twice")
-        out.append((game, meeting, checked))
+        out.append(Pushed(game, meeting, _read_sides(g.get("sides"), where), checked))
     return out
+
+
+def _read_sides(sides: Any, where: str) -> dict[str, int] | None:
+    if sides is None:
+        return None
+    if not isinstance(sides, dict) or set(sides) != {"NS", "EW"} or not all(_whole(t) for t in sides.values()):
+        raise KioskRefused(f'{where}.sides: {{"NS": team id, "EW": team id}}, not {sides!r}'[:200])
+    return {"NS": sides["NS"], "EW": sides["EW"]}
 
 
 def _whole(x: Any) -> bool:

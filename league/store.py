@@ -108,6 +108,9 @@ games = sa.Table(
     sa.Column("points_b", sa.Integer, nullable=False),
     sa.Column("outcome", sa.String(10), nullable=True),  # a, b, tie; NULL: abandoned, counts for nobody
     sa.Column("ruled_reason", sa.Text, nullable=True),
+    sa.Column("kiosk_id", sa.Integer, nullable=True),  # played at a kiosk: which, and its own game number
+    sa.Column("kiosk_game", sa.Integer, nullable=True),
+    sa.Column("note", sa.Text, nullable=True),  # why a kiosk game counts for nobody until ruled
     sa.UniqueConstraint("meeting_id", "number"),
 )
 # The organiser's sign-in (statements in league/signin_store.py): who may act, not events; never rebuilt.
@@ -360,6 +363,25 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
                 outcome=p["outcome"],
             )
         )
+    elif kind == ev.GAME_PLAYED:
+        figures = {k: p[k] for k in ("points_a", "points_b", "outcome", "note")}
+        done = conn.execute(
+            sa.update(games)
+            # A ruling stands: a later correction at the table changes the record, not the ruled result.
+            .where(games.c.id == p["game"], games.c.ruled_reason.is_(None))
+            .values(**figures)
+        )
+        if done.rowcount == 0 and conn.execute(sa.select(games.c.id).where(games.c.id == p["game"])).first() is None:
+            conn.execute(
+                sa.insert(games).values(
+                    id=p["game"],
+                    meeting_id=p["meeting"],
+                    number=p["number"],
+                    kiosk_id=p["kiosk"],
+                    kiosk_game=p["kiosk_game"],
+                    **figures,
+                )
+            )
     elif kind == ev.GAME_RULED:
         conn.execute(
             sa.update(games)

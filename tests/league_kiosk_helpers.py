@@ -27,17 +27,27 @@ def league_with_schedule(store: Store) -> dict[str, Any]:
     org.make_schedule(division, NIGHT)
     with store.read() as r:
         first = [m for m in r.meetings(division) if m["round"] == 1 and m["team_b"] is not None]
-    at = {v: [m["id"] for m in first if m["venue_id"] == v] for v in venues}
+        names = {t["id"]: t["name"] for t in r.teams(division)}
+    at = {v: [m for m in first if m["venue_id"] == v] for v in venues}
     assert all(at.values()), at  # one meeting at each venue on the first night
-    return {"org": org, "division": division, "venues": venues, "meeting_at": {v: ms[0] for v, ms in at.items()}}
+    return {
+        "org": org,
+        "division": division,
+        "venues": venues,
+        "meeting_at": {v: ms[0]["id"] for v, ms in at.items()},
+        # The meeting's teams, team a first: a game started with these names has team a at NS.
+        "teams_at": {v: (names[ms[0]["team_a"]], names[ms[0]["team_b"]]) for v, ms in at.items()},
+    }
 
 
-def kiosk_game(folder: Path, corrected: bool = True) -> list[dict[str, Any]]:
-    """A finished game played with the table controller (a correction among its hands), as the kiosk
-    would push it: its events as JSON, in seq order."""
+def kiosk_game(
+    folder: Path, corrected: bool = True, teams: tuple[str, str] = ("Team 1", "Team 2")
+) -> list[dict[str, Any]]:
+    """A game played with the table controller (a correction among its hands) and finished before the
+    target, as the kiosk would push it: its events as JSON, in seq order; ``teams`` NS then EW."""
     table = open_table(folder / "kiosk.db")
     table.set_pin("246813")
-    g = table.new_game(["Team 1", "Team 2"], ["P1a", "P2a", "P1b", "P2b"], first_dealer="N")
+    g = table.new_game(list(teams), ["P1a", "P2a", "P1b", "P2b"], first_dealer="N")
     for h in QUICK_HANDS:
         table.add_hand(g.id, h)
     if corrected:

@@ -72,7 +72,7 @@ def test_a_pushed_game_is_stored_once_folded_and_a_refused_event_quarantined(set
     venue = setup["venues"][0]
     meeting = setup["meeting_at"][venue]
     key = _enrol(setup, venue)["key"]
-    game = _with_refused(kiosk_game(setup["tmp"]))
+    game = _with_refused(kiosk_game(setup["tmp"], teams=setup["teams_at"][venue]))
     body = {"games": [{"game": 1, "meeting": meeting, "events": game}]}
     first = setup["client"].post("/api/v1/push", json=body, headers=_auth(key))
     assert first.status_code == 200, first.text
@@ -101,7 +101,7 @@ def test_a_pushed_game_is_stored_once_folded_and_a_refused_event_quarantined(set
 def test_a_gap_is_answered_with_the_seq_to_resend_from(setup):
     venue = setup["venues"][0]
     key = _enrol(setup, venue)["key"]
-    game = kiosk_game(setup["tmp"], corrected=False)
+    game = kiosk_game(setup["tmp"], corrected=False, teams=setup["teams_at"][venue])
 
     def push(events):
         body = {"games": [{"game": 3, "meeting": setup["meeting_at"][venue], "events": events}]}
@@ -152,7 +152,7 @@ def test_a_revoked_key_is_refused_with_nothing_written(setup):
     venue = setup["venues"][0]
     got = _enrol(setup, venue)
     setup["kiosks"].revoke(got["kiosk"])
-    body = {"games": [{"game": 1, "meeting": setup["meeting_at"][venue], "events": kiosk_game(setup["tmp"])}]}
+    body = {"games": [{"game": 1, "meeting": setup["meeting_at"][venue], "events": kiosk_game(setup["tmp"], teams=setup["teams_at"][venue])}]}
     _refused(setup, lambda: setup["client"].post("/api/v1/push", json=body, headers=_auth(got["key"])), 401, "revoked")
     _refused(setup, lambda: setup["client"].get("/api/v1/tonight", headers=_auth(got["key"])), 401, "revoked")
     with pytest.raises(LeagueRefused, match="already revoked"):
@@ -162,7 +162,7 @@ def test_a_revoked_key_is_refused_with_nothing_written(setup):
 def test_a_key_pushing_to_another_venues_meeting_is_refused_with_nothing_written(setup):
     here, there = setup["venues"]
     key = _enrol(setup, here)["key"]
-    game = kiosk_game(setup["tmp"])
+    game = kiosk_game(setup["tmp"], teams=setup["teams_at"][here])
     elsewhere = {"games": [{"game": 1, "meeting": setup["meeting_at"][there], "events": game}]}
     _refused(setup, lambda: setup["client"].post("/api/v1/push", json=elsewhere, headers=_auth(key)), 403, "venue")
     # A batch with a good game first and a foreign one after: all of it refused.
@@ -179,7 +179,7 @@ def test_a_game_stays_bound_to_its_kiosk_and_meeting(setup):
     venue = setup["venues"][0]
     meeting = setup["meeting_at"][venue]
     one, two = _enrol(setup, venue, 1)["key"], _enrol(setup, venue, 2)["key"]
-    game = kiosk_game(setup["tmp"])
+    game = kiosk_game(setup["tmp"], teams=setup["teams_at"][venue])
     push = lambda key, events, m=meeting: setup["client"].post(  # noqa: E731
         "/api/v1/push", json={"games": [{"game": 1, "meeting": m, "events": events}]}, headers=_auth(key)
     )

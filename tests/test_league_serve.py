@@ -103,7 +103,7 @@ def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp
     status, tonight = api.call("GET", f"/api/v1/tonight?date={NIGHT}", key=keys[here])
     assert status == 200 and [m["meeting"] for m in tonight["meetings"]] == [served["meeting_at"][here]]
 
-    game = kiosk_game(tmp_path)  # a correction among its hands
+    game = kiosk_game(tmp_path, teams=served["teams_at"][here])  # a correction among its hands
     game = [*game[:3], refused_event(4), *({**e, "seq": e["seq"] + 1} for e in game[3:])]
     meeting = served["meeting_at"][here]
     batch = lambda events: {"games": [{"game": 1, "meeting": meeting, "events": events}]}  # noqa: E731
@@ -121,6 +121,7 @@ def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp
         "stored": len(game) - 5,
         "duplicates": 2,
         "quarantined": None,
+        "diverged": [],
         "resend_from": None,
     }
     before = snapshot(served["store"])
