@@ -262,7 +262,7 @@ class Kiosks:
 
     def _record_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
         """A kiosk game that has ended becomes (or updates) its meeting's game in the standings."""
-        if state is None or state.status == OPEN:
+        if state is None or (state.status == OPEN and bound["league_game"] is None):
             return
         m = w.meeting(bound["meeting_id"])
         assert m is not None  # bound games keep their meeting
@@ -340,7 +340,9 @@ def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int:
 
 
 def _outcome(state: GameState, season_rules: Rules, ns_is_a: bool) -> tuple[str | None, str | None]:
-    """How an ended kiosk game counts (a, b, tie, or None for nobody) and, when for nobody, why."""
+    """How a kiosk game counts (a, b, tie, or None for nobody) and, when for nobody, why."""
+    if state.status == OPEN:
+        return None, "in play again after a correction at the table"
     if state.rules != season_rules:
         theirs, ours = asdict(state.rules), asdict(season_rules)
         differ = ", ".join(f"{k} {theirs[k]}, not {ours[k]}" for k in ours if theirs[k] != ours[k])

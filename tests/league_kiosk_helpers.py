@@ -77,3 +77,32 @@ def snapshot(store: Store) -> dict[str, list[tuple[Any, ...]]]:
             t.name: sorted(tuple(row) for row in r.conn.execute(sa.select(t)))
             for t in (events, enrol_codes, kiosks, kiosk_games, kiosk_events)
         }
+
+
+SMALLER_WIN = {"trump": "S", "maker": "N", "points": {"NS": 100, "EW": 62}}  # NS 12 fewer, EW 12 more
+NS_SET = {"trump": "S", "maker": "S", "points": {"NS": 81, "EW": 81}}  # NS set: 0 for them, 81 for EW
+NS_HAND = {"trump": "D", "maker": "N", "points": {"NS": 112, "EW": 50}}
+EW_HAND = {"trump": "D", "maker": "E", "points": {"NS": 50, "EW": 112}}
+
+
+def played_game(
+    folder: Path,
+    teams: tuple[str, str],
+    winner: str = "NS",
+    rules: dict[str, Any] | None = None,
+    correction: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """A game played to the target with the table controller (``winner`` takes 112 of 162 each hand;
+    500 is reached on the fifth hand), as the kiosk would push it; ``correction``: the record the
+    owner puts in place of the second hand after the game is over."""
+    table = open_table(folder / f"kiosk-{len(list(folder.glob('kiosk-*.db')))}.db")
+    table.set_pin("246813")
+    g = table.new_game(list(teams), ["P1a", "P2a", "P1b", "P2b"], rules=rules, first_dealer="N")
+    hand = NS_HAND if winner == "NS" else EW_HAND
+    while g.status != "over":  # the fifth hand at 500; sooner for a lower target
+        g = table.add_hand(g.id, hand)
+    if correction is not None:
+        table.correct(g.id, 2, correction, "misread", "246813")
+    out = [_json(e) for e in table.store.events(g.id)]
+    table.close()
+    return out

@@ -152,7 +152,15 @@ def test_a_revoked_key_is_refused_with_nothing_written(setup):
     venue = setup["venues"][0]
     got = _enrol(setup, venue)
     setup["kiosks"].revoke(got["kiosk"])
-    body = {"games": [{"game": 1, "meeting": setup["meeting_at"][venue], "events": kiosk_game(setup["tmp"], teams=setup["teams_at"][venue])}]}
+    body = {
+        "games": [
+            {
+                "game": 1,
+                "meeting": setup["meeting_at"][venue],
+                "events": kiosk_game(setup["tmp"], teams=setup["teams_at"][venue]),
+            }
+        ]
+    }
     _refused(setup, lambda: setup["client"].post("/api/v1/push", json=body, headers=_auth(got["key"])), 401, "revoked")
     _refused(setup, lambda: setup["client"].get("/api/v1/tonight", headers=_auth(got["key"])), 401, "revoked")
     with pytest.raises(LeagueRefused, match="already revoked"):
