@@ -232,3 +232,8 @@ def count_all(conn: Connection) -> dict[str, int]:
         t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
         for t in (enrol_codes, kiosks, kiosk_games, kiosk_events, kiosk_divergences)
     }
+
+
+def game_of(conn: Connection, kiosk_id: int, game: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """A kiosk game's binding and its events as stored, for its page."""
+    return bound_game(conn, kiosk_id, game), game_events(conn, kiosk_id, game)

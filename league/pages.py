@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from kiosk.web.headers import Hardened, content_security_policy
+from league.game_page import game_view
 from league.organiser import Organiser
 from league.season import read_settings
 from league.store import Reader, Store
@@ -84,6 +85,7 @@ def meeting_view(r: Reader, m: dict[str, Any], names: dict[int, str], venues: di
                 "points_b": g["points_b"],
                 "result": result_text(g["outcome"], a, b),
                 "ruled": g["ruled_reason"] or "",
+                "note": g["note"] or "",
             }
             for g in r.games(m["id"])
         ],
@@ -174,12 +176,21 @@ class Pages:
             meetings=mine,
         )
 
+    def game(self, request: Request) -> HTMLResponse:
+        id_ = _int(request, "game")
+        with self.store.read() as r:
+            view = game_view(r, id_) if id_ is not None else None
+        if view is None:
+            return not_found(request, "such game")
+        return render(request, "game.html", g=view)
+
     def routes(self) -> list[Route]:
         return [
             Route("/", self.index),
             Route("/seasons/{season}", self.season),
             Route("/divisions/{division}/schedule", self.schedule),
             Route("/teams/{team}", self.team),
+            Route("/games/{game}", self.game),
         ]
 
 

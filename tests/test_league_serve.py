@@ -5,13 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -19,8 +12,7 @@ from click.testing import CliRunner
 from kiosk.cli import cli
 from league.store import Store
 from tests.league_kiosk_helpers import NIGHT, kiosk_game, league_with_schedule, refused_event, snapshot
-
-CLABBER = Path(sys.executable).with_name("clabber")
+from tests.league_server import league_server
 
 
 def _run(db: str, *args: str) -> tuple[int, str, str]:
@@ -28,63 +20,13 @@ def _run(db: str, *args: str) -> tuple[int, str, str]:
     return r.exit_code, r.stdout, r.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Api:
-    """JSON requests to the server on loopback, each bounded by a timeout."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    def call(self, method: str, path: str, body: object = None, key: str | None = None) -> tuple[int, dict]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        headers = {"Content-Type": "application/json"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        try:
-            conn.request(method, path, None if body is None else json.dumps(body), headers)
-            r = conn.getresponse()
-            return r.status, json.loads(r.read())
-        finally:
-            conn.close()
-
-
 @pytest.fixture
 def served(league_db):
     store = Store(league_db)
     world = league_with_schedule(store)
-    port = _free_port()
-    proc = subprocess.Popen(
-        [str(CLABBER), "league", "--db", league_db, "serve", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "CLABBER_LEAGUE_DB": ""},
-    )
-    deadline = time.monotonic() + 20
-    while True:  # bounded: until it answers, it dies, or 20 s pass
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                _out, err = proc.communicate(timeout=10)
-                pytest.fail(f"the server did not start: {err.decode()}")
-            time.sleep(0.05)
-    try:
-        yield {**world, "store": store, "api": Api(port), "db": league_db}
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        store.close()
+    with league_server(league_db) as api:
+        yield {**world, "store": store, "api": api, "db": league_db}
+    store.close()
 
 
 def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp_path):
