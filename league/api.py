@@ -1,6 +1,7 @@
 """The kiosk API: JSON over HTTP under ``/api/v1/``, a thin layer over league/kiosks.py.
 
 POST /api/v1/enrol    {"code"}                       -> {"kiosk", "key", "venue", "table"}
+                      (after 10 wrong codes in a minute: 429 with Retry-After, the code not even read)
 POST /api/v1/push     Bearer key, {"games": [...]}   -> {"games": [{"game", "acked", "resend_from", ...}]}
 GET  /api/v1/tonight  Bearer key [?date=YYYY-MM-DD]  -> {"date", "venue", "table", "meetings": [...]}
 
@@ -19,11 +20,20 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from kiosk.web.headers import PLAIN_CSP, Hardened
+from league.allowance import Allowance
 from league.kiosks import KioskRefused, Kiosks
 from league.season import LeagueRefused
 from league.store import StoreTrouble
 
 MOST_BODY = 1024 * 1024  # bytes: a push of 50 whole games is far less
+
+
+class Busy(KioskRefused):
+    """Refused for now: too many wrong attempts; ``wait`` seconds until the next is heard."""
+
+    def __init__(self, why: str, wait: int) -> None:
+        super().__init__(why, 429)
+        self.wait = wait
 
 
 def _error(why: str, status: int) -> JSONResponse:
@@ -50,12 +60,16 @@ def _key(request: Request) -> str | None:
     return key.strip() if scheme.lower() == "bearer" and key.strip() else None
 
 
-def create_app(kiosks: Kiosks) -> Hardened:
-    """The API's ASGI application over a league's kiosks library."""
+def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
+    """The API's ASGI application over a league's kiosks library; ``allowance``: how many wrong
+    enrolment codes are heard before the next must wait."""
+    wrong_codes = allowance or Allowance()
 
     async def answer(request: Request, work: Any) -> JSONResponse:
         try:
             return JSONResponse(await work(request))
+        except Busy as e:
+            return JSONResponse({"error": str(e)}, status_code=429, headers={"Retry-After": str(e.wait)})
         except KioskRefused as e:
             return _error(str(e), e.status)
         except LeagueRefused as e:
@@ -65,9 +79,17 @@ def create_app(kiosks: Kiosks) -> Hardened:
 
     async def enrol(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
+            wait = wrong_codes.wait()
+            if wait:
+                raise Busy(f"too many wrong codes: try again in {wait} s", wait)
             body = await _json(request)
             code = body.get("code") if isinstance(body, dict) else None
-            return await run_in_threadpool(kiosks.enrol, code)
+            try:
+                return await run_in_threadpool(kiosks.enrol, code)
+            except KioskRefused as e:
+                if e.status == 403:
+                    wrong_codes.failed()
+                raise
 
         return await answer(request, work)
 

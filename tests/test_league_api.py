@@ -213,3 +213,27 @@ def test_a_malformed_push_is_refused_with_where_and_why(setup, body, status, wor
     key = _enrol(setup, setup["venues"][0])["key"]
     call = lambda: setup["client"].post("/api/v1/push", content=body, headers=_auth(key))  # noqa: E731
     _refused(setup, call, status, words)
+
+
+def test_wrong_codes_are_heard_ten_a_minute_then_every_try_waits(league_db):
+    """A guesser gets ten wrong codes a minute; the eleventh try waits, even with the right code,
+    and is not even looked up; a minute later the right code enrols."""
+    from league.allowance import Allowance
+
+    now = [1000.0]
+    store = Store(league_db)
+    world = league_with_schedule(store)
+    kiosks = Kiosks(store)
+    with TestClient(create_app(kiosks, Allowance(clock=lambda: now[0]))) as client:
+        right = kiosks.make_code(world["venues"][0], 1)
+        for i in range(10):
+            now[0] += 1
+            assert client.post("/api/v1/enrol", json={"code": f"WRONG-{i:05d}"}).status_code == 403
+        before = snapshot(store)
+        r = client.post("/api/v1/enrol", json={"code": right})
+        assert r.status_code == 429 and r.headers["retry-after"] == "51"
+        assert "too many wrong codes: try again in 51 s" == r.json()["error"]
+        assert snapshot(store) == before
+        now[0] += 51
+        assert client.post("/api/v1/enrol", json={"code": right}).status_code == 200
+    store.close()
