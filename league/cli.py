@@ -297,6 +297,14 @@ def quarantine(org: Any) -> None:
     click.echo(json.dumps(_kiosks(org).quarantine(), ensure_ascii=False, indent=1))
 
 
+@league.command("flags")
+@_refusals
+def flags(org: Any) -> None:
+    """Kiosk games whose result does not count by itself (and why), and re-deliveries that differ
+    from what the league holds, as JSON."""
+    click.echo(json.dumps(_kiosks(org).flags(), ensure_ascii=False, indent=1))
+
+
 @league.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=8090, show_default=True)

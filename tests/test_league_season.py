@@ -118,9 +118,10 @@ def test_a_round_played_at_two_bars_reaches_the_standings(season, tmp_path):
         ["5", "Nines", "1", "0", "1", "0", "250", "560", "-310"],
     ]
 
-    # The refused hand waits for the organiser, with the kiosk, game and why.
+    # The refused hand waits for the organiser, with the kiosk, game and why; nothing else needs them.
     held = json.loads(league(db, "quarantine"))
     assert [(q["game"], q["seq"], q["event"]["payload"]["record"]["trump"]) for q in held] == [(1, 4, "X")]
+    assert json.loads(league(db, "flags")) == {"games": [], "divergences": []}
 
     # The corrected game's page: the sheet as corrected, the correction said, the teams by their seats.
     status, schedule_page = api.page("/divisions/1/schedule")
