@@ -104,6 +104,7 @@ class GameState:
         self.rules: Rules = parse_rules(p["rules"])
         self.first_dealer: Seat = parse_seat(p["first_dealer"])
         self.draw: list[str] | None = p.get("draw")  # the Jack draw's cards, dealt from N
+        self.league: dict[str, int] | None = p.get("league")  # the league meeting and sides, if any
         self.started_at = started.at
         self.updated_at = started.at
         self.last_seq = started.seq

@@ -24,11 +24,11 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from kiosk.events import GameEvent
+from kiosk.events import GAME_STARTED, GameEvent
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FULL_CHECK_AT_START = 64 * 1024 * 1024  # bytes: about 15,000 games
 BACKUP_PREFIX = "clabber-"
 NOTICES_KEY = "notices"
@@ -72,6 +72,16 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE TABLE drafts (game INTEGER PRIMARY KEY, record TEXT, entered INTEGER, "by" TEXT, updated_at TEXT);
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT);
+    """,
+    # 2: league games and the outbox (kiosk/outbox.py). A game started for a league meeting is
+    # listed with its meeting and sides in the transaction of its first event; each event of such
+    # a game is put in the outbox in its own transaction, until the league acknowledges it.
+    """
+    CREATE TABLE league_games (
+        game INTEGER PRIMARY KEY, meeting INTEGER NOT NULL, ns_team INTEGER NOT NULL, ew_team INTEGER NOT NULL,
+        acked INTEGER NOT NULL DEFAULT 0, held TEXT
+    );
+    CREATE TABLE outbox (game INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (game, seq)) WITHOUT ROWID;
     """,
 ]
 DERIVED = ("games", "hands", "drafts")
@@ -370,7 +380,21 @@ class Store:
                     for e in events
                 ],
             )
+            self._to_outbox(events)
             self._write_rows(rows, before)
+
+    def _to_outbox(self, events: list[GameEvent]) -> None:
+        """A league game's events go into the outbox with them: the league gets every one, later."""
+        league = events[0].payload.get("league") if events[0].kind == GAME_STARTED else None
+        if isinstance(league, dict):
+            self.conn.execute(
+                "INSERT INTO league_games (game, meeting, ns_team, ew_team) VALUES (?, ?, ?, ?)",
+                (events[0].game, league["meeting"], league["NS"], league["EW"]),
+            )
+        self.conn.executemany(
+            "INSERT INTO outbox (game, seq) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM league_games WHERE game = ?)",
+            [(e.game, e.seq, e.game) for e in events],
+        )
 
     def _write_rows(self, rows: dict[str, Any], before: dict[str, Any] | None = None) -> None:
         # Plain upserts of what changed, rather than sqlite-utils' introspecting upsert: this runs

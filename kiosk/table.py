@@ -14,7 +14,7 @@ import random
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
@@ -31,7 +31,7 @@ from kiosk.events import GameEvent
 from kiosk.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
-from kiosk.table_input import parse_players, parse_reason, parse_team_name, parse_teams
+from kiosk.table_input import parse_league, parse_players, parse_reason, parse_team_name, parse_teams
 
 PIN_KEY = "owner_pin"
 PIN_LOCK_KEY = "pin_lock"  # wrong PINs in a row and until when entry is locked, as JSON
@@ -188,11 +188,16 @@ class Table:
         rules: Rules | str | dict[str, Any] | None = None,
         first_dealer: str | None = None,
         action_id: str | None = None,
+        league: Any = None,
     ) -> GameState:
-        """Starts a game; with no first dealer the kiosk deals for the Jacks."""
+        """Starts a game; with no first dealer the kiosk deals for the Jacks. ``league``: the meeting
+        it is played for, ``{"meeting": 12, "NS": 1, "EW": 4}`` (the league's ids): its events then
+        go to the league's outbox with it."""
         if (done := self._done_already(action_id)) is not None:
             return done
         event = self._started_event(self.store.next_game_id(), teams, players, rules, first_dealer, action_id)
+        if (meeting := parse_league(league)) is not None:
+            event = replace(event, payload={**event.payload, "league": meeting})
         state = GameState(event)
         self.store.append(event, state.rows())
         self._states[state.id] = state

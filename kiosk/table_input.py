@@ -48,6 +48,20 @@ def parse_players(names: Any) -> dict[str, str]:
     return out
 
 
+def parse_league(meeting: Any) -> dict[str, int] | None:
+    """The league meeting a game is played for: its id and the league's team at NS and at EW."""
+    if meeting is None:
+        return None
+    if not isinstance(meeting, dict) or set(meeting) != {"meeting", "NS", "EW"}:
+        raise ActionRefused('a league game names its meeting and sides: {"meeting": 12, "NS": 1, "EW": 4}')
+    for key, value in meeting.items():
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**31:
+            raise ActionRefused(f"league {key}: {value!r} is not an id")
+    if meeting["NS"] == meeting["EW"]:
+        raise ActionRefused("a league game is between two different teams")
+    return {"meeting": meeting["meeting"], "NS": meeting["NS"], "EW": meeting["EW"]}
+
+
 def parse_team_name(team: Any) -> str:
     """A team as NS or EW; ActionRefused otherwise."""
     try:

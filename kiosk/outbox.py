@@ -1,0 +1,143 @@
+"""The kiosk's side of the league in its store: the enrolment (the league's address, this kiosk's key,
+venue and table), the outbox of league games' events waiting for the league, what the sync worker
+last saw, and tonight's meetings as last fetched. Every statement about them is here.
+
+The outbox is written by the store in the transaction of each event (``Store.append_all``); the sync
+worker (kiosk/sync.py) reads it in order and removes what the league acknowledged."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from kiosk.events import GameEvent
+from kiosk.store import Store
+
+LINK_KEY = "league"  # {"url", "key", "kiosk", "venue": {"id", "name"}, "table", "joined_at"}
+SYNC_KEY = "league_sync"  # what the worker last saw: {"state", "at", "last_delivery", "error", ...}
+TONIGHT_KEY = "league_tonight"  # the last answer of /api/v1/tonight, with when it was fetched
+RULINGS_KEY = "league_rulings"  # the organiser's rulings on this kiosk's games, by game
+
+
+@dataclass(frozen=True)
+class OutgoingGame:
+    """A league game's events waiting for the league, oldest first."""
+
+    game: int
+    meeting: int
+    sides: dict[str, int]
+    events: list[GameEvent]
+
+
+def link(store: Store) -> dict[str, Any] | None:
+    """The league this kiosk joined, or None."""
+    text = store.setting(LINK_KEY)
+    return json.loads(text) if text else None
+
+
+def set_link(store: Store, joined: dict[str, Any]) -> None:
+    store.set_setting(LINK_KEY, json.dumps(joined, ensure_ascii=False))
+
+
+def forget_link(store: Store) -> None:
+    """Leaves the league: the key is forgotten; the outbox and league games are kept."""
+    store.update_setting(LINK_KEY, lambda _old: None)
+    store.update_setting(TONIGHT_KEY, lambda _old: None)
+
+
+def queued(store: Store) -> int:
+    """Events waiting for the league."""
+    return int(store.conn.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
+
+
+def waiting(store: Store, most_events: int, most_games: int = 50) -> list[OutgoingGame]:
+    """The oldest waiting events, at most ``most_events`` in all, by game, skipping games held for
+    the organiser (a divergence, a refusal)."""
+    rows = store.conn.execute(
+        "SELECT o.game, o.seq, l.meeting, l.ns_team, l.ew_team FROM outbox o"
+        " JOIN league_games l ON l.game = o.game WHERE l.held IS NULL ORDER BY o.game, o.seq LIMIT ?",
+        (most_events,),
+    ).fetchall()
+    seqs: dict[int, list[int]] = defaultdict(list)
+    about: dict[int, tuple[int, int, int]] = {}
+    for game, seq, meeting, ns, ew in rows:
+        if game not in about and len(about) >= most_games:
+            break
+        seqs[game].append(seq)
+        about[game] = (meeting, ns, ew)
+    out = []
+    for game, numbers in seqs.items():
+        wanted = set(numbers)
+        events = [e for e in store.events(game) if e.seq in wanted]
+        meeting, ns, ew = about[game]
+        out.append(OutgoingGame(game, meeting, {"NS": ns, "EW": ew}, events))
+    return out
+
+
+def acknowledge(store: Store, game: int, acked: int) -> None:
+    """The league holds the game's events up to ``acked``: they leave the outbox."""
+    with store.writing():
+        store.conn.execute("DELETE FROM outbox WHERE game = ? AND seq <= ?", (game, acked))
+        store.conn.execute("UPDATE league_games SET acked = MAX(acked, ?) WHERE game = ?", (acked, game))
+
+
+def resend_from(store: Store, game: int, seq: int) -> None:
+    """The league asks for the game's events from ``seq`` again: they go back into the outbox."""
+    with store.writing():
+        store.conn.execute(
+            "INSERT OR IGNORE INTO outbox (game, seq) SELECT game, seq FROM events WHERE game = ? AND seq >= ?",
+            (game, seq),
+        )
+
+
+def hold(store: Store, game: int, why: str) -> None:
+    """Stops sending a game (kept in the outbox) until the owner or the organiser looks at it."""
+    with store.writing():
+        store.conn.execute("UPDATE league_games SET held = ? WHERE game = ?", (why, game))
+
+
+def held(store: Store) -> list[dict[str, Any]]:
+    """League games not being sent, with why."""
+    rows = store.conn.execute("SELECT game, meeting, held FROM league_games WHERE held IS NOT NULL ORDER BY game")
+    return [{"game": g, "meeting": m, "why": w} for g, m, w in rows]
+
+
+def league_game(store: Store, game: int) -> dict[str, Any] | None:
+    """A league game's meeting, sides, what the league acknowledged and whether it is held."""
+    row = store.conn.execute(
+        "SELECT meeting, ns_team, ew_team, acked, held FROM league_games WHERE game = ?", (game,)
+    ).fetchone()
+    if row is None:
+        return None
+    return {"game": game, "meeting": row[0], "sides": {"NS": row[1], "EW": row[2]}, "acked": row[3], "held": row[4]}
+
+
+def sync_state(store: Store) -> dict[str, Any]:
+    """What the worker last wrote about itself ({} before it first ran)."""
+    text = store.setting(SYNC_KEY)
+    return json.loads(text) if text else {}
+
+
+def set_sync_state(store: Store, state: dict[str, Any]) -> None:
+    store.set_setting(SYNC_KEY, json.dumps(state, ensure_ascii=False))
+
+
+def tonight(store: Store) -> dict[str, Any] | None:
+    """Tonight's meetings as last fetched (with ``fetched_at``), or None."""
+    text = store.setting(TONIGHT_KEY)
+    return json.loads(text) if text else None
+
+
+def set_tonight(store: Store, answer: dict[str, Any]) -> None:
+    store.set_setting(TONIGHT_KEY, json.dumps(answer, ensure_ascii=False))
+
+
+def rulings(store: Store) -> dict[str, Any]:
+    text = store.setting(RULINGS_KEY)
+    return json.loads(text) if text else {}
+
+
+def set_rulings(store: Store, by_game: dict[str, Any]) -> None:
+    store.set_setting(RULINGS_KEY, json.dumps(by_game, ensure_ascii=False))
