@@ -18,6 +18,11 @@ MEETING_MOVED = "meeting_moved"  # {meeting, date, venue, table, reason}
 MEETING_FORFEITED = "meeting_forfeited"  # {meeting, team, reason}
 GAME_RECORDED = "game_recorded"  # {game, meeting, number, points_a, points_b, outcome}
 GAME_RULED = "game_ruled"  # {game, outcome, points_a, points_b, reason}: an organiser's ruling
+# {division, teams (seeded), rounds: [{round, number, date, playoff_round}], matches: [{match, round, playoff_round,
+#  slot, seed_a, seed_b, from_a, from_b, next, next_side, venue, a, b, meeting}]}
+PLAYOFFS_MADE = "playoffs_made"
+# {division, match, winner, was, next: null | {match, side, meeting, new_meeting: null | {round, a, b, venue}}}
+PLAYOFF_ADVANCED = "playoff_advanced"
 
 KINDS = (
     LEAGUE_CREATED,
@@ -30,6 +35,8 @@ KINDS = (
     MEETING_FORFEITED,
     GAME_RECORDED,
     GAME_RULED,
+    PLAYOFFS_MADE,
+    PLAYOFF_ADVANCED,
 )
 
 
