@@ -11,7 +11,7 @@ from typing import Any
 
 from league import events as ev
 from league import store as st
-from league.playoffs import make_bracket, match_label, meeting_winner, round_name
+from league.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
 from league.schedule import make_schedule, spread_venues
 from league.season import LeagueRefused, SeasonSettings, read_settings
 from league.standings import TIE, A, B, Line, Result, standings
@@ -266,6 +266,7 @@ class Organiser:
         then the seeds are the standings as they stand. Teams sharing a place are seeded in the order the
         standings list them.
         """
+        check_teams(teams)
         first = _date(start, "playoffs start")
         if isinstance(every_days, bool) or not isinstance(every_days, int) or every_days < 1:
             raise LeagueRefused("playoffs: rounds must be at least one day apart")
@@ -275,7 +276,7 @@ class Organiser:
                 raise LeagueRefused(f"division {division} already has its playoffs")
             settings = self._settings_of_division(w, division)
             if not anyway:
-                _round_robin_played(w, division, settings.games_per_meeting)
+                _check_round_robin_played(w, division, settings.games_per_meeting)
             bracket = make_bracket([x.team for x in self._standings(w, division)], teams)
             season = _need(w.season(d["season_id"]), "season", d["season_id"])
             venue_tables = {v["id"]: v["tables"] for v in w.venues(season["league_id"])}
@@ -382,12 +383,12 @@ class Organiser:
                 }
             )
         second = [x for x in rows if x["playoff_round"] == 2]
-        byes = [team(x[f"team_{s}"]) for x in second for s in "ab" if x[f"seed_{s}"] is not None]
+        byes = sorted((x[f"seed_{s}"], team(x[f"team_{s}"])) for x in second for s in "ab" if x[f"seed_{s}"])
         final = rows[-1]
         return {
             "division": {"id": d["id"], "name": d["name"]},
             "teams": [team(t) for t in seeded],
-            "byes": byes,
+            "byes": [t for _, t in byes],
             "rounds": rounds,
             "champion": team(final["winner"]),
         }
@@ -404,7 +405,7 @@ class Organiser:
         return read_settings(json.loads(s["settings"]))
 
 
-def _round_robin_played(r: Reader, division: int, games_per_meeting: int) -> None:
+def _check_round_robin_played(r: Reader, division: int, games_per_meeting: int) -> None:
     """Refuses playoffs while the division's round robin is missing or has meetings still to play."""
     meetings = [m for m in r.meetings(division) if m["stage"] == st.ROUND_ROBIN and m["team_b"] is not None]
     if not meetings:

@@ -65,8 +65,8 @@ class Bracket:
         return self.matches[-1].round
 
     def byes(self) -> tuple[int, ...]:
-        """The seeds who go straight into the second round."""
-        return tuple(side.seed for m in self.matches if m.round == 2 for side in (m.a, m.b) if side.seed is not None)
+        """The seeds who go straight into the second round, best first."""
+        return tuple(sorted(s.seed for m in self.matches if m.round == 2 for s in (m.a, m.b) if s.seed is not None))
 
     def entrants(self, match: int, winners: Mapping[int, int]) -> tuple[int | None, int | None]:
         """The teams of a match, given the winners decided so far (match index to team); None: not known yet."""
@@ -83,10 +83,15 @@ class Bracket:
         return self.teams.index(team) + 1
 
 
-def make_bracket(seeded: Sequence[int], teams: int) -> Bracket:
-    """The bracket of the first ``teams`` of ``seeded`` (team ids in standings order)."""
+def check_teams(teams: int) -> None:
+    """Refuses a number of teams no bracket is made for."""
     if isinstance(teams, bool) or not isinstance(teams, int) or not FEWEST_TEAMS <= teams <= MOST_TEAMS:
         raise LeagueRefused(f"playoffs: from {FEWEST_TEAMS} to {MOST_TEAMS} teams, not {teams!r}")
+
+
+def make_bracket(seeded: Sequence[int], teams: int) -> Bracket:
+    """The bracket of the first ``teams`` of ``seeded`` (team ids in standings order)."""
+    check_teams(teams)
     if len(set(seeded)) != len(seeded):
         raise LeagueRefused("playoffs: a team is seeded twice")
     if teams > len(seeded):
