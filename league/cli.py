@@ -247,6 +247,49 @@ def standings(org: Any, division_id: int, as_json: bool) -> None:
         )
 
 
+@league.command("playoffs")
+@click.argument("division_id", type=int)
+@click.option("--teams", type=int, required=True, help="How many of the standings' best teams play (2 to 32).")
+@click.option("--start", required=True, help="The first playoff round's date (YYYY-MM-DD).")
+@click.option("--every", type=int, default=7, show_default=True, help="Days between rounds.")
+@click.option("--anyway", is_flag=True, help="Seed from the standings as they stand, though meetings are unplayed.")
+@_refusals
+def playoffs(org: Any, division_id: int, teams: int, start: str, every: int, anyway: bool) -> None:
+    """Make a division's playoffs: a single-elimination bracket seeded from the standings."""
+    click.echo(f"{org.make_playoffs(division_id, teams, start, every, anyway=anyway)} rounds")
+
+
+def _side(side: dict[str, Any]) -> str:
+    if side["team"] is None:
+        return f"the winner of {side['winner_of_label']}"
+    return f"({side['seed']}) {side['name']}"
+
+
+@league.command("bracket")
+@click.argument("division_id", type=int)
+@click.option("--json", "as_json", is_flag=True)
+@_refusals
+def bracket(org: Any, division_id: int, as_json: bool) -> None:
+    """A division's playoffs: each round's matches, their games and winners, and the champion."""
+    view = org.bracket(division_id)
+    if as_json:
+        click.echo(json.dumps(view, ensure_ascii=False, indent=1))
+        return
+    for r in view["rounds"]:
+        click.echo(f"{r['name']}  {r['date']}")
+        for m in r["matches"]:
+            line = f"  {m['label']:<16} {m['date']}  {_side(m['a'])} v {_side(m['b'])} at {m['venue']}"
+            if m["meeting"] is not None:
+                line += f" (meeting {m['meeting']})"
+            if m["winner"] is not None:
+                line += f": {m['winner']['name']} through"
+            click.echo(terminal_safe(line))
+        if r["round"] == 1 and view["byes"]:
+            click.echo(terminal_safe("  byes to the next round: " + ", ".join(_side(t) for t in view["byes"])))
+    if view["champion"] is not None:
+        click.echo(terminal_safe(f"champion: {_side(view['champion'])}"))
+
+
 @league.command("rebuild")
 @_refusals
 def rebuild(org: Any) -> None:

@@ -20,6 +20,7 @@ from kiosk.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameSt
 from league import events as ev
 from league import kiosk_store as ks
 from league import store as st
+from league.organiser import advance_playoffs
 from league.season import LeagueRefused, SeasonSettings, read_settings
 from league.standings import TIE, A, B
 from league.store import Reader, Store, Writer
@@ -277,6 +278,7 @@ class Kiosks:
             assert g is not None
             if g["ruled_reason"] is None and any(g[k] != v for k, v in figures.items()):
                 w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
+                _advance(w, kiosk, bound, m["id"], g["id"])
             return
         played = w.games(m["id"])
         counting = [g for g in played if g["outcome"] is not None]
@@ -288,6 +290,16 @@ class Kiosks:
         g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": number}
         w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
+        _advance(w, kiosk, bound, m["id"], g["id"])
+
+
+def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], meeting: int, league_game: int) -> None:
+    """A playoff match this game decides sends its winner on. When the bracket has moved past it (the
+    next match already played), the table's result is still kept, with a note for the organiser."""
+    try:
+        advance_playoffs(w, meeting)
+    except LeagueRefused as e:
+        ks.set_result(w.conn, kiosk["id"], bound["game"], league_game, f"the bracket was not changed: {e}")
 
 
 @dataclass(frozen=True)

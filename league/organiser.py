@@ -11,10 +11,11 @@ from typing import Any
 
 from league import events as ev
 from league import store as st
-from league.schedule import make_schedule
+from league.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
+from league.schedule import make_schedule, spread_venues
 from league.season import LeagueRefused, SeasonSettings, read_settings
 from league.standings import TIE, A, B, Line, Result, standings
-from league.store import Reader, Store
+from league.store import Reader, Store, Writer
 
 MOST_NAME = 200
 MOST_TABLES = 100
@@ -188,6 +189,7 @@ class Organiser:
             if w.games(meeting):
                 raise LeagueRefused(f"meeting {meeting} has games recorded: rule on those games instead")
             w.append(ev.MEETING_FORFEITED, {"meeting": meeting, "team": team, "reason": why})
+            advance_playoffs(w, meeting)
 
     def record_game(self, meeting: int, points_a: int, points_b: int, outcome: str | None) -> int:
         """The next game of a meeting as played: ``outcome`` a, b or tie, or None when it was abandoned."""
@@ -218,6 +220,7 @@ class Organiser:
                     "outcome": outcome,
                 },
             )
+            advance_playoffs(w, meeting)
         return id_
 
     def rule_game(self, game: int, outcome: str | None, reason: str, points: tuple[int, int] | None = None) -> None:
@@ -229,25 +232,166 @@ class Organiser:
             g = _need(w.game(game), "game", game)
             pa, pb = points if points is not None else (g["points_a"], g["points_b"])
             w.append(ev.GAME_RULED, {"game": game, "outcome": outcome, "points_a": pa, "points_b": pb, "reason": why})
+            advance_playoffs(w, g["meeting_id"])
 
     def standings(self, division: int) -> list[Line]:
+        """The round robin's standings (playoff meetings do not count in them)."""
         with self.store.read() as r:
-            settings = self._settings_of_division(r, division)
-            names = {t["id"]: t["name"] for t in r.teams(division)}
-            results = [
-                Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
-                for g in r.division_games(division)
-            ]
-            for m in r.meetings(division):
-                if m["forfeit_team"] is not None:
-                    won = B if m["forfeit_team"] == m["team_a"] else A
-                    results += [Result(m["team_a"], m["team_b"], 0, 0, won)] * settings.games_per_meeting
+            return self._standings(r, division)
+
+    @classmethod
+    def _standings(cls, r: Reader, division: int) -> list[Line]:
+        settings = cls._settings_of_division(r, division)
+        names = {t["id"]: t["name"] for t in r.teams(division)}
+        results = [
+            Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
+            for g in r.division_games(division, st.ROUND_ROBIN)
+        ]
+        for m in r.meetings(division):
+            if m["forfeit_team"] is not None and m["stage"] == st.ROUND_ROBIN:
+                won = B if m["forfeit_team"] == m["team_a"] else A
+                results += [Result(m["team_a"], m["team_b"], 0, 0, won)] * settings.games_per_meeting
         return standings(names, results, settings.ranking, settings.tie_breakers)
 
     def settings(self, season: int) -> SeasonSettings:
         with self.store.read() as r:
             s = _need(r.season(season), "season", season)
         return read_settings(json.loads(s["settings"]))
+
+    def make_playoffs(self, division: int, teams: int, start: str, every_days: int = 7, *, anyway: bool = False) -> int:
+        """A single-elimination bracket of the division's best ``teams`` by the standings (league/playoffs.py):
+        its first round on ``start``, then a round every ``every_days``; returns the number of rounds.
+
+        Refused while round-robin meetings are still to play (or there is no round robin), unless ``anyway``:
+        then the seeds are the standings as they stand. Teams sharing a place are seeded in the order the
+        standings list them.
+        """
+        check_teams(teams)
+        first = _date(start, "playoffs start")
+        if isinstance(every_days, bool) or not isinstance(every_days, int) or every_days < 1:
+            raise LeagueRefused("playoffs: rounds must be at least one day apart")
+        with self.store.write() as w:
+            d = _need(w.division(division), "division", division)
+            if w.playoffs(division) is not None:
+                raise LeagueRefused(f"division {division} already has its playoffs")
+            settings = self._settings_of_division(w, division)
+            if not anyway:
+                _check_round_robin_played(w, division, settings.games_per_meeting)
+            bracket = make_bracket([x.team for x in self._standings(w, division)], teams)
+            season = _need(w.season(d["season_id"]), "season", d["season_id"])
+            venue_tables = {v["id"]: v["tables"] for v in w.venues(season["league_id"])}
+            per_round = [sum(1 for m in bracket.matches if m.round == r) for r in range(1, bracket.rounds + 1)]
+            try:
+                places = spread_venues(per_round, venue_tables)
+            except LeagueRefused as e:
+                raise LeagueRefused(f"playoffs: {e}") from None
+            round_id, match_id, meeting_id = w.next_id(st.rounds), w.next_id(st.playoff_matches), w.next_id(st.meetings)
+            number = max((x["number"] for x in w.rounds(division)), default=0) + 1
+            rounds = [
+                {
+                    "round": round_id + r,
+                    "number": number + r,
+                    "date": (first + dt.timedelta(days=every_days * r)).isoformat(),
+                    "playoff_round": r + 1,
+                }
+                for r in range(bracket.rounds)
+            ]
+            matches = []
+            for i, m in enumerate(bracket.matches):
+                a, b = bracket.entrants(i, {})
+                meeting = None
+                if a is not None and b is not None:
+                    meeting, meeting_id = meeting_id, meeting_id + 1
+                matches.append(
+                    {
+                        "match": match_id + i,
+                        "round": round_id + m.round - 1,
+                        "playoff_round": m.round,
+                        "slot": m.slot,
+                        "seed_a": m.a.seed,
+                        "seed_b": m.b.seed,
+                        "from_a": None if m.a.winner_of is None else match_id + m.a.winner_of,
+                        "from_b": None if m.b.winner_of is None else match_id + m.b.winner_of,
+                        "next": None if m.next is None else match_id + m.next,
+                        "next_side": m.next_side,
+                        "venue": places[m.round - 1][m.slot],
+                        "a": a,
+                        "b": b,
+                        "meeting": meeting,
+                    }
+                )
+            w.append(
+                ev.PLAYOFFS_MADE,
+                {"division": division, "teams": list(bracket.teams), "rounds": rounds, "matches": matches},
+            )
+        return bracket.rounds
+
+    def bracket(self, division: int) -> dict[str, Any]:
+        """The division's playoffs as they stand: the seeds, each round's matches with their teams (or whose
+        winner is still to come), games and winners, and the champion once the final is decided."""
+        with self.store.read() as r:
+            d = _need(r.division(division), "division", division)
+            made = r.playoffs(division)
+            if made is None:
+                raise LeagueRefused(f"division {division} has no playoffs")
+            names = {t["id"]: t["name"] for t in r.teams(division)}
+            venues = {v["id"]: v["name"] for v in r.venues(self._league_of_division(r, division))}
+            seeded: list[int] = json.loads(made["teams"])
+            seeds = {t: i + 1 for i, t in enumerate(seeded)}
+            rows = r.playoff_matches(division)
+            meetings = {x["meeting_id"]: r.meeting(x["meeting_id"]) for x in rows if x["meeting_id"] is not None}
+            games = {id_: r.games(id_) for id_ in meetings}
+        total = max(x["playoff_round"] for x in rows)
+        labels = {x["id"]: match_label(x["playoff_round"], total, x["slot"]) for x in rows}
+
+        def team(id_: int | None) -> dict[str, Any] | None:
+            return None if id_ is None else {"team": id_, "name": names.get(id_, "?"), "seed": seeds[id_]}
+
+        def side(x: dict[str, Any], s: str) -> dict[str, Any]:
+            """A side of a match: its team (name and seed), or whose winner it is still to be."""
+            known = team(x[f"team_{s}"]) or {"team": None, "name": None, "seed": None}
+            return known | {"winner_of": x[f"from_{s}"], "winner_of_label": labels.get(x[f"from_{s}"])}
+
+        rounds: list[dict[str, Any]] = []
+        for x in rows:
+            if not rounds or rounds[-1]["round"] != x["playoff_round"]:
+                rounds.append(
+                    {
+                        "round": x["playoff_round"],
+                        "name": round_name(x["playoff_round"], total),
+                        "date": x["round_date"],
+                        "matches": [],
+                    }
+                )
+            m = meetings.get(x["meeting_id"])
+            rounds[-1]["matches"].append(
+                {
+                    "match": x["id"],
+                    "label": labels[x["id"]],
+                    "meeting": x["meeting_id"],
+                    "date": (m["date"] or m["round_date"]) if m else x["round_date"],
+                    "venue": venues.get(m["venue_id"] if m else x["venue_id"], ""),
+                    "table": m["table_number"] if m else None,
+                    "a": side(x, "a"),
+                    "b": side(x, "b"),
+                    "games": [
+                        {k: g[k] for k in ("number", "points_a", "points_b", "outcome", "ruled_reason")}
+                        for g in games.get(x["meeting_id"], [])
+                    ],
+                    "forfeited_by": team(m["forfeit_team"]) if m and m["forfeit_team"] is not None else None,
+                    "winner": team(x["winner"]),
+                }
+            )
+        second = [x for x in rows if x["playoff_round"] == 2]
+        byes = sorted((x[f"seed_{s}"], team(x[f"team_{s}"])) for x in second for s in "ab" if x[f"seed_{s}"])
+        final = rows[-1]
+        return {
+            "division": {"id": d["id"], "name": d["name"]},
+            "teams": [team(t) for t in seeded],
+            "byes": [t for _, t in byes],
+            "rounds": rounds,
+            "champion": team(final["winner"]),
+        }
 
     @staticmethod
     def _league_of_division(r: Reader, division: int) -> int:
@@ -259,3 +403,65 @@ class Organiser:
         d = _need(r.division(division), "division", division)
         s = _need(r.season(d["season_id"]), "season", d["season_id"])
         return read_settings(json.loads(s["settings"]))
+
+
+def _check_round_robin_played(r: Reader, division: int, games_per_meeting: int) -> None:
+    """Refuses playoffs while the division's round robin is missing or has meetings still to play."""
+    meetings = [m for m in r.meetings(division) if m["stage"] == st.ROUND_ROBIN and m["team_b"] is not None]
+    if not meetings:
+        raise LeagueRefused(
+            f"playoffs: division {division} has no round robin to seed from; make its schedule first, "
+            "or seed from the standings as they stand (--anyway)"
+        )
+    played: dict[int, int] = {}
+    for g in r.division_games(division, st.ROUND_ROBIN):
+        played[g["meeting_id"]] = played.get(g["meeting_id"], 0) + 1
+    unplayed = [m for m in meetings if m["forfeit_team"] is None and played.get(m["id"], 0) < games_per_meeting]
+    if unplayed:
+        m = unplayed[0]
+        raise LeagueRefused(
+            f"playoffs: {len(unplayed)} round-robin meeting(s) still to play (the first: meeting {m['id']} on "
+            f"{m['date'] or m['round_date']}); record them, or seed from the standings as they stand (--anyway)"
+        )
+
+
+def advance_playoffs(w: Writer, meeting: int) -> None:
+    """Sends the winner of a playoff meeting on to the next round, in the transaction that wrote its game.
+
+    Call it after writing a game of ``meeting`` (recorded, ruled on, or a forfeit). It does nothing for a
+    round-robin meeting, for a meeting with games still to play, or when the winner is the one already
+    sent on. When a ruling changes who won, the new winner takes the place in the next match; refused
+    (so the ruling is not written either) once that next meeting has games or a forfeit.
+    """
+    match = w.playoff_match_of_meeting(meeting)
+    if match is None:
+        return
+    m = _need(w.meeting(meeting), "meeting", meeting)
+    settings = Organiser._settings_of_division(w, m["division_id"])
+    made = _need(w.playoffs(m["division_id"]), "playoffs of division", m["division_id"])
+    seeds = {t: i + 1 for i, t in enumerate(json.loads(made["teams"]))}
+    games = [Result(m["team_a"], m["team_b"], g["points_a"], g["points_b"], g["outcome"]) for g in w.games(meeting)]
+    winner = meeting_winner(m["team_a"], m["team_b"], games, settings.games_per_meeting, seeds, m["forfeit_team"])
+    if winner is None or winner == match["winner"]:
+        return
+    after: dict[str, Any] | None = None
+    if match["next_match"] is not None:
+        n = _need(w.playoff_match(match["next_match"]), "playoff match", match["next_match"])
+        side = match["next_side"]
+        later = w.meeting(n["meeting_id"]) if n["meeting_id"] is not None else None
+        if later is not None and (later["forfeit_team"] is not None or w.games(later["id"])):
+            raise LeagueRefused(
+                f"meeting {meeting}: this would change who went through to meeting {later['id']}, "
+                "which has been played already"
+            )
+        teams = {"a": n["team_a"], "b": n["team_b"], side: winner}
+        new = None
+        meeting_id = n["meeting_id"]
+        if meeting_id is None and teams["a"] is not None and teams["b"] is not None:
+            meeting_id = w.next_id(st.meetings)
+            new = {"round": n["round_id"], "a": teams["a"], "b": teams["b"], "venue": n["venue_id"]}
+        after = {"match": n["id"], "side": side, "meeting": meeting_id, "new_meeting": new}
+    w.append(
+        ev.PLAYOFF_ADVANCED,
+        {"division": m["division_id"], "match": match["id"], "winner": winner, "was": match["winner"], "next": after},
+    )

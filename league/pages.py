@@ -103,7 +103,8 @@ def division_context(r: Reader, division: int) -> dict[str, Any] | None:
     names = {t["id"]: t["name"] for t in r.teams(division)}
     venues = {v["id"]: v["name"] for v in r.venues(season["league_id"])}
     rounds: dict[int, dict[str, Any]] = {
-        x["number"]: {"number": x["number"], "date": x["date"], "meetings": []} for x in r.rounds(division)
+        x["number"]: {"number": x["number"], "date": x["date"], "stage": x["stage"], "meetings": []}
+        for x in r.rounds(division)
     }
     for m in r.meetings(division):
         rounds[m["round"]]["meetings"].append(meeting_view(r, m, names, venues))
@@ -129,9 +130,12 @@ class Pages:
             if season is None:
                 return not_found(request, "such season")
             league = r.league(season["league_id"])
-            divisions = r.divisions(season["id"])
+            divisions = [d | {"playoffs": r.playoffs(d["id"]) is not None} for d in r.divisions(season["id"])]
         settings = read_settings(json.loads(season["settings"]))
-        shown = [{"id": d["id"], "name": d["name"], "lines": self.organiser.standings(d["id"])} for d in divisions]
+        shown = [
+            {"id": d["id"], "name": d["name"], "lines": self.organiser.standings(d["id"]), "playoffs": d["playoffs"]}
+            for d in divisions
+        ]
         return render(
             request,
             "season.html",
@@ -150,6 +154,26 @@ class Pages:
         if context is None:
             return not_found(request, "such division")
         return render(request, "schedule.html", **context)
+
+    def playoffs(self, request: Request) -> HTMLResponse:
+        id_ = _int(request, "division")
+        with self.store.read() as r:
+            division = r.division(id_) if id_ is not None else None
+            if division is None:
+                return not_found(request, "such division")
+            season = r.season(division["season_id"])
+            made = r.playoffs(division["id"]) is not None
+        assert season is not None  # a division is written after its season
+        if not made:
+            back = f"/seasons/{season['id']}"
+            message = f"{division['name']} has no playoffs."
+            return render(request, "message.html", 404, heading="No playoffs", message=message, back=back)
+        view = self.organiser.bracket(division["id"])
+        for round_ in view["rounds"]:
+            for m in round_["matches"]:
+                for g in m["games"]:
+                    g["result"] = result_text(g["outcome"], m["a"]["name"] or "?", m["b"]["name"] or "?")
+        return render(request, "playoffs.html", **(view | {"season": season, "division": division}))
 
     def team(self, request: Request) -> HTMLResponse:
         id_ = _int(request, "team")
@@ -189,6 +213,7 @@ class Pages:
             Route("/", self.index),
             Route("/seasons/{season}", self.season),
             Route("/divisions/{division}/schedule", self.schedule),
+            Route("/divisions/{division}/playoffs", self.playoffs),
             Route("/teams/{team}", self.team),
             Route("/games/{game}", self.game),
         ]

@@ -79,31 +79,48 @@ def make_schedule(
     Each round spreads its meetings over the venues (a venue never gets more meetings than tables),
     and over the season each venue hosts as many meetings as any other, give or take one.
     """
-    if not venues:
-        raise LeagueRefused("a schedule needs at least one venue")
+    check_venues(venues, len(teams) // 2)
     if every_days < 1:
         raise LeagueRefused("rounds must be at least one day apart")
+    rounds = pairings(teams, double)
+    places = spread_venues([sum(1 for _a, b in pairs if b is not None) for pairs in rounds], venues)
+    out: list[Round] = []
+    for r, (pairs, where) in enumerate(zip(rounds, places, strict=True)):
+        played = iter(where)
+        meetings = tuple(Meeting(a, b, next(played)) if b is not None else Meeting(a, None) for a, b in pairs)
+        out.append(Round(r + 1, start + dt.timedelta(days=every_days * r), meetings))
+    return out
+
+
+def check_venues(venues: dict[int, int], most: int) -> None:
+    """Refuses venues that cannot hold a round of ``most`` meetings."""
+    if not venues:
+        raise LeagueRefused("a schedule needs at least one venue")
     if any(t < 1 for t in venues.values()):
         raise LeagueRefused("every venue needs at least one table")
-    per_round = len(teams) // 2
-    if per_round > sum(venues.values()):
-        raise LeagueRefused(
-            f"a round has {per_round} meetings but the venues have only {sum(venues.values())} tables between them"
-        )
+    tables = sum(venues.values())
+    if most > tables:
+        raise LeagueRefused(f"a round has {most} meetings but the venues have only {tables} tables between them")
+
+
+def spread_venues(per_round: Sequence[int], venues: dict[int, int]) -> list[list[int]]:
+    """The venue of each meeting, round by round, for rounds of ``per_round`` meetings.
+
+    Each round spreads its meetings over the venues (a venue never gets more meetings than tables),
+    and over all the rounds each venue hosts as many meetings as any other, give or take one.
+    """
+    check_venues(venues, max(per_round, default=0))
     order = sorted(venues)
     season_load: Counter[int] = Counter()
-    out: list[Round] = []
-    for r, pairs in enumerate(pairings(teams, double)):
+    out: list[list[int]] = []
+    for count in per_round:
         round_load: Counter[int] = Counter()
-        meetings: list[Meeting] = []
-        for a, b in pairs:
-            if b is None:
-                meetings.append(Meeting(a, None))
-                continue
+        places: list[int] = []
+        for _ in range(count):
             free = [v for v in order if round_load[v] < venues[v]]
             venue = min(free, key=lambda v: (round_load[v], season_load[v], order.index(v)))
             round_load[venue] += 1
             season_load[venue] += 1
-            meetings.append(Meeting(a, b, venue))
-        out.append(Round(r + 1, start + dt.timedelta(days=every_days * r), tuple(meetings)))
+            places.append(venue)
+        out.append(places)
     return out

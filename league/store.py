@@ -24,6 +24,7 @@ from league.events import LeagueEvent
 
 ENV_URL = "CLABBER_LEAGUE_DB"
 BUSY_MS = 5000
+ROUND_ROBIN, PLAYOFFS = "round_robin", "playoffs"  # a round's stage: only the round robin counts in the standings
 
 metadata = sa.MetaData()
 events = sa.Table(
@@ -83,6 +84,7 @@ rounds = sa.Table(
     sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False),
     sa.Column("number", sa.Integer, nullable=False),
     sa.Column("date", sa.String(10), nullable=False),
+    sa.Column("stage", sa.String(20), nullable=False, server_default=ROUND_ROBIN),
     sa.UniqueConstraint("division_id", "number"),
 )
 meetings = sa.Table(
@@ -113,6 +115,34 @@ games = sa.Table(
     sa.Column("note", sa.Text, nullable=True),  # why a kiosk game counts for nobody until ruled
     sa.UniqueConstraint("meeting_id", "number"),
 )
+# The playoffs: the seeded teams, and the bracket's matches (a match has a meeting once both its teams are known).
+playoffs = sa.Table(
+    "playoffs",
+    metadata,
+    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), primary_key=True, autoincrement=False),
+    sa.Column("teams", sa.Text, nullable=False),  # JSON: team ids, seed 1 first
+)
+playoff_matches = sa.Table(
+    "playoff_matches",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False),
+    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False),
+    sa.Column("playoff_round", sa.Integer, nullable=False),  # 1 = the first round of the playoffs
+    sa.Column("slot", sa.Integer, nullable=False),  # top of the bracket first, from 0
+    sa.Column("seed_a", sa.Integer, nullable=True),  # a seed plays on this side from the start ...
+    sa.Column("seed_b", sa.Integer, nullable=True),
+    sa.Column("from_a", sa.Integer, nullable=True),  # ... or the winner of this match
+    sa.Column("from_b", sa.Integer, nullable=True),
+    sa.Column("next_match", sa.Integer, nullable=True),  # where the winner plays next; NULL: the final
+    sa.Column("next_side", sa.String(1), nullable=True),
+    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=False),
+    sa.Column("team_a", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
+    sa.Column("team_b", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
+    sa.Column("meeting_id", sa.Integer, sa.ForeignKey("meetings.id"), nullable=True, unique=True),
+    sa.Column("winner", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
+    sa.UniqueConstraint("division_id", "playoff_round", "slot"),
+)
 # The organiser's sign-in (statements in league/signin_store.py): who may act, not events; never rebuilt.
 organiser_password = sa.Table(
     "organiser_password",
@@ -136,7 +166,7 @@ organiser_sessions = sa.Table(
     sa.Column("expires", sa.Float, nullable=False),
 )
 # Children before parents: the order to empty the derived tables in.
-DERIVED = (games, meetings, rounds, teams, divisions, venues, seasons, leagues)
+DERIVED = (playoff_matches, playoffs, games, meetings, rounds, teams, divisions, venues, seasons, leagues)
 
 
 class StoreTrouble(RuntimeError):
@@ -245,16 +275,22 @@ class Reader:
     def meeting(self, id_: int) -> dict[str, Any] | None:
         """A meeting with its round's number, date and division."""
         q = (
-            sa.select(meetings, rounds.c.number.label("round"), rounds.c.division_id, rounds.c.date.label("round_date"))
+            sa.select(
+                meetings,
+                rounds.c.number.label("round"),
+                rounds.c.division_id,
+                rounds.c.date.label("round_date"),
+                rounds.c.stage,
+            )
             .join(rounds, rounds.c.id == meetings.c.round_id)
             .where(meetings.c.id == id_)
         )
         return _row(self.conn.execute(q).first())
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
-        """The division's meetings (byes included) in round order, each with its round's number and date."""
+        """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
         q = (
-            sa.select(meetings, rounds.c.number.label("round"), rounds.c.date.label("round_date"))
+            sa.select(meetings, rounds.c.number.label("round"), rounds.c.date.label("round_date"), rounds.c.stage)
             .join(rounds, rounds.c.id == meetings.c.round_id)
             .where(rounds.c.division_id == division)
             .order_by(rounds.c.number, meetings.c.id)
@@ -267,8 +303,8 @@ class Reader:
     def games(self, meeting: int) -> list[dict[str, Any]]:
         return self._all(sa.select(games).where(games.c.meeting_id == meeting).order_by(games.c.number))
 
-    def division_games(self, division: int) -> list[dict[str, Any]]:
-        """Every game of the division with its meeting's teams."""
+    def division_games(self, division: int, stage: str | None = None) -> list[dict[str, Any]]:
+        """Every game of the division (of one stage, if given) with its meeting's teams."""
         q = (
             sa.select(games, meetings.c.team_a, meetings.c.team_b)
             .join(meetings, meetings.c.id == games.c.meeting_id)
@@ -276,7 +312,31 @@ class Reader:
             .where(rounds.c.division_id == division)
             .order_by(games.c.id)
         )
+        if stage is not None:
+            q = q.where(rounds.c.stage == stage)
         return self._all(q)
+
+    def playoffs(self, division: int) -> dict[str, Any] | None:
+        """The division's playoffs: its seeded teams (a JSON list), or None when it has none."""
+        return _row(self.conn.execute(sa.select(playoffs).where(playoffs.c.division_id == division)).first())
+
+    def playoff_matches(self, division: int) -> list[dict[str, Any]]:
+        """The bracket's matches round by round, each with its round's date."""
+        q = (
+            sa.select(playoff_matches, rounds.c.date.label("round_date"), rounds.c.number.label("round"))
+            .join(rounds, rounds.c.id == playoff_matches.c.round_id)
+            .where(playoff_matches.c.division_id == division)
+            .order_by(playoff_matches.c.playoff_round, playoff_matches.c.slot)
+        )
+        return self._all(q)
+
+    def playoff_match(self, id_: int) -> dict[str, Any] | None:
+        return self._one(playoff_matches, id_)
+
+    def playoff_match_of_meeting(self, meeting: int) -> dict[str, Any] | None:
+        """The bracket's match a meeting is played for; None for a round-robin meeting."""
+        q = sa.select(playoff_matches).where(playoff_matches.c.meeting_id == meeting)
+        return _row(self.conn.execute(q).first())
 
     def events(self) -> list[LeagueEvent]:
         return [
@@ -340,6 +400,10 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
                         id=m["meeting"], round_id=r["round"], team_a=m["a"], team_b=m["b"], venue_id=m["venue"]
                     )
                 )
+    elif kind == ev.PLAYOFFS_MADE:
+        _apply_playoffs(conn, p)
+    elif kind == ev.PLAYOFF_ADVANCED:
+        _apply_advance(conn, p)
     elif kind == ev.MEETING_MOVED:
         conn.execute(
             sa.update(meetings)
@@ -388,6 +452,63 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
             .where(games.c.id == p["game"])
             .values(outcome=p["outcome"], points_a=p["points_a"], points_b=p["points_b"], ruled_reason=p["reason"])
         )
+
+
+def _apply_playoffs(conn: Connection, p: dict[str, Any]) -> None:
+    conn.execute(sa.insert(playoffs).values(division_id=p["division"], teams=json.dumps(p["teams"])))
+    for r in p["rounds"]:
+        conn.execute(
+            sa.insert(rounds).values(
+                id=r["round"], division_id=p["division"], number=r["number"], date=r["date"], stage=PLAYOFFS
+            )
+        )
+    for m in p["matches"]:
+        if m["meeting"] is not None:  # both teams known from the start: seeds, or seeds after byes
+            conn.execute(
+                sa.insert(meetings).values(
+                    id=m["meeting"], round_id=m["round"], team_a=m["a"], team_b=m["b"], venue_id=m["venue"]
+                )
+            )
+        conn.execute(
+            sa.insert(playoff_matches).values(
+                id=m["match"],
+                division_id=p["division"],
+                round_id=m["round"],
+                playoff_round=m["playoff_round"],
+                slot=m["slot"],
+                seed_a=m["seed_a"],
+                seed_b=m["seed_b"],
+                from_a=m["from_a"],
+                from_b=m["from_b"],
+                next_match=m["next"],
+                next_side=m["next_side"],
+                venue_id=m["venue"],
+                team_a=m["a"],
+                team_b=m["b"],
+                meeting_id=m["meeting"],
+            )
+        )
+
+
+def _apply_advance(conn: Connection, p: dict[str, Any]) -> None:
+    conn.execute(sa.update(playoff_matches).where(playoff_matches.c.id == p["match"]).values(winner=p["winner"]))
+    nxt = p["next"]
+    if nxt is None:  # the final: the winner is the champion
+        return
+    side = f"team_{nxt['side']}"
+    conn.execute(sa.update(playoff_matches).where(playoff_matches.c.id == nxt["match"]).values({side: p["winner"]}))
+    new = nxt["new_meeting"]
+    if new is not None:  # the match's second team is known now: it becomes a meeting to play
+        conn.execute(
+            sa.insert(meetings).values(
+                id=nxt["meeting"], round_id=new["round"], team_a=new["a"], team_b=new["b"], venue_id=new["venue"]
+            )
+        )
+        conn.execute(
+            sa.update(playoff_matches).where(playoff_matches.c.id == nxt["match"]).values(meeting_id=nxt["meeting"])
+        )
+    elif nxt["meeting"] is not None:  # a ruling changed who went through before the next meeting was played
+        conn.execute(sa.update(meetings).where(meetings.c.id == nxt["meeting"]).values({side: p["winner"]}))
 
 
 class Store:
