@@ -138,7 +138,7 @@ def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | N
     return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
 
 
-def bind_game(conn: Connection, kiosk_id: int, game: int, meeting: int, ns_team: int, now: str) -> None:
+def bind_game(conn: Connection, kiosk_id: int, game: int, meeting: int, ns_team: int | None, now: str) -> None:
     conn.execute(
         sa.insert(kiosk_games).values(kiosk_id=kiosk_id, game=game, meeting_id=meeting, ns_team=ns_team, bound_at=now)
     )

@@ -204,7 +204,7 @@ class Kiosks:
             bound = self._bind(w, kiosk, pushed, now)
         elif pushed.meeting is not None and pushed.meeting != bound["meeting_id"]:
             raise KioskRefused(f"game {game} is played for meeting {bound['meeting_id']}, not {pushed.meeting}", 409)
-        elif pushed.sides is not None and pushed.sides["NS"] != bound["ns_team"]:
+        elif pushed.sides is not None and bound["ns_team"] is not None and pushed.sides["NS"] != bound["ns_team"]:
             raise KioskRefused(f"game {game}: team {bound['ns_team']} sits NS, as its first push said", 409)
         stored = ks.game_events(w.conn, kiosk["id"], game)
         held = [s["event"] for s in stored]
@@ -272,6 +272,9 @@ class Kiosks:
         ns_is_a = bound["ns_team"] == m["team_a"]
         points_a, points_b = (ns, ew) if ns_is_a else (ew, ns)
         outcome, note = _outcome(state, settings.rules, ns_is_a)
+        if bound["ns_team"] is None:  # kept, never guessed: the organiser rules with the sheet in hand
+            points_a, points_b, outcome = 0, 0, None
+            note = f"the kiosk did not say which team sat NS (the table's score: NS {ns}, EW {ew}): rule on it"
         figures = {"points_a": points_a, "points_b": points_b, "outcome": outcome, "note": note}
         if bound["league_game"] is not None:
             g = w.game(bound["league_game"])
@@ -328,8 +331,9 @@ def _settings(r: Reader, division: int) -> SeasonSettings:
     return read_settings(json.loads(season["settings"])) if season else read_settings(None)
 
 
-def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int:
-    """The meeting's team at NS: as the kiosk says, else by the names the game was started with."""
+def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int | None:
+    """The meeting's team at NS: as the kiosk says, else by the names the game was started with;
+    None when neither tells (the game is kept; its result then waits for the organiser's ruling)."""
     pair = (m["team_a"], m["team_b"])
     if pushed.sides is not None:
         if {pushed.sides["NS"], pushed.sides["EW"]} != set(pair):
@@ -345,10 +349,7 @@ def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int:
         ns, ew = (names.get(" ".join(teams[k].split()).casefold()) for k in ("NS", "EW"))
         if ns is not None and ew is not None and ns != ew:
             return ns
-    raise KioskRefused(
-        f"game {pushed.game}: say which of meeting {m['id']}'s teams sits NS: "
-        f'"sides": {{"NS": {pair[0]}, "EW": {pair[1]}}}, or start the game with the teams\' names'
-    )
+    return None
 
 
 def _outcome(state: GameState, season_rules: Rules, ns_is_a: bool) -> tuple[str | None, str | None]:

@@ -1,17 +1,20 @@
-"""The organiser's pages: sign-in and sign-out, and forms that act through the organiser library
-(make a division's schedule, record a forfeit, rule on a game), each stored as events and shown on
-the public pages with its reason.
+"""The organiser's pages: sign-in and sign-out, the leagues with their seasons, divisions and venues,
+and a page a division with its teams and meetings. Every form acts through the organiser library
+(league/organiser_forms.py), each change stored as events and shown on the public pages.
 
 Every form carries a CSRF token: the session's own once signed in; before that, a random value also
 set in a cookie (the two must match). A post without the right token is refused before anything is
 read or written. Cookies are HttpOnly and SameSite=Strict, and Secure when the site is served over
-https (``secure_cookies``).
+https (``secure_cookies``). A form done sends the organiser back (303) to the page it came from,
+which says what was done; a refused one shows why (400) and has written nothing.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -21,8 +24,9 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from league.organiser import Organiser
-from league.pages import division_context, render
-from league.season import LeagueRefused
+from league.organiser_forms import FORMS, SEASON_CHOICES
+from league.pages import division_context, not_found, render
+from league.season import LeagueRefused, read_settings
 from league.signin import SESSION_SECONDS, SignIn, same
 from league.store import Store
 
@@ -30,6 +34,7 @@ SESSION_COOKIE = "clabber_organiser"
 SIGNIN_COOKIE = "clabber_signin"  # the sign-in form's CSRF value, before there is a session
 MOST_FORM_BYTES = 16 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
+BACK = re.compile(r"/organiser(/divisions/[0-9]{1,9}|/kiosks)?")
 STALE = "This form did not come from this site's page, or is out of date: open the page again and send it from there."
 
 
@@ -53,11 +58,17 @@ async def read_form(request: Request) -> dict[str, str]:
     return {k: v[0] for k, v in fields.items()}
 
 
-def _number(form: dict[str, str], key: str) -> int:
-    text = form.get(key, "").strip()
-    if not text.isdigit() or len(text) > 9:
-        raise LeagueRefused(f"{key}: {text!r} is not a number")
-    return int(text)
+def back_to(text: str | None) -> str:
+    """The organiser's page a form came from; only these pages, so a post cannot send anyone elsewhere."""
+    return text if text and BACK.fullmatch(text) else "/organiser"
+
+
+def confirmation(request: Request, said: dict[str, str] | None = None) -> str:
+    """What the page says was just done: one of the fixed sentences, never text from the address."""
+    done = request.query_params.get("done", "")
+    if said is not None:
+        return said.get(done, "")
+    return FORMS[done].done if done in FORMS else ""
 
 
 class OrganiserPages:
@@ -72,14 +83,14 @@ class OrganiserPages:
             name, value, max_age=max_age, path="/", httponly=True, samesite="strict", secure=self.secure
         )
 
-    def _refuse(self, request: Request, status: int, message: str, back: str = "/organiser") -> Response:
+    def refuse(self, request: Request, status: int, message: str, back: str = "/organiser") -> Response:
         return render(request, "message.html", status, heading="Refused", message=message, refused=True, back=back)
 
-    async def _csrf(self, request: Request) -> str | None:
+    async def session_csrf(self, request: Request) -> str | None:
         return await run_in_threadpool(self.signin.session_csrf, request.cookies.get(SESSION_COOKIE))
 
     async def sign_in_page(self, request: Request) -> Response:
-        if await self._csrf(request):
+        if await self.session_csrf(request):
             return RedirectResponse("/organiser", 303)
         token = secrets.token_urlsafe(32)
         response = render(request, "signin.html", csrf=token)
@@ -90,9 +101,9 @@ class OrganiserPages:
         try:
             form = await read_form(request)
         except FormRefused as e:
-            return self._refuse(request, 400, str(e), "/organiser/sign-in")
+            return self.refuse(request, 400, str(e), "/organiser/sign-in")
         if not same(form.get("csrf"), request.cookies.get(SIGNIN_COOKIE)):
-            return self._refuse(request, 403, STALE, "/organiser/sign-in")
+            return self.refuse(request, 403, STALE, "/organiser/sign-in")
         attempt = await run_in_threadpool(self.signin.attempt, form.get("password", ""))
         if attempt.refused:
             page = render(
@@ -106,21 +117,21 @@ class OrganiserPages:
         response.delete_cookie(SIGNIN_COOKIE, path="/", secure=self.secure, httponly=True, samesite="strict")
         return response
 
-    async def _checked(self, request: Request) -> dict[str, str] | Response:
+    async def checked_form(self, request: Request) -> dict[str, str] | Response:
         """The form of a signed-in organiser's post, or the refusal to send instead."""
-        csrf = await self._csrf(request)
+        csrf = await self.session_csrf(request)
         if csrf is None:
-            return self._refuse(request, 403, "Sign in first.", "/organiser/sign-in")
+            return self.refuse(request, 403, "Sign in first.", "/organiser/sign-in")
         try:
             form = await read_form(request)
         except FormRefused as e:
-            return self._refuse(request, 400, str(e))
+            return self.refuse(request, 400, str(e))
         if not same(form.get("csrf"), csrf):
-            return self._refuse(request, 403, STALE)
+            return self.refuse(request, 403, STALE)
         return form
 
     async def sign_out(self, request: Request) -> Response:
-        form = await self._checked(request)
+        form = await self.checked_form(request)
         if isinstance(form, Response):
             return form
         await run_in_threadpool(self.signin.sign_out, request.cookies[SESSION_COOKIE])
@@ -129,67 +140,100 @@ class OrganiserPages:
         return response
 
     async def home(self, request: Request) -> Response:
-        csrf = await self._csrf(request)
+        csrf = await self.session_csrf(request)
         if csrf is None:
             return RedirectResponse("/organiser/sign-in", 303)
-        divisions = await run_in_threadpool(self._divisions)
-        return render(request, "organiser.html", csrf=csrf, divisions=divisions)
-
-    def _divisions(self) -> list[dict[str, Any]]:
-        out = []
-        with self.store.read() as r:
-            for league in r.leagues():
-                for season in r.seasons(league["id"]):
-                    for d in r.divisions(season["id"]):
-                        context = division_context(r, d["id"])
-                        assert context is not None
-                        out.append(
-                            {
-                                "id": d["id"],
-                                "name": d["name"],
-                                "league": league["name"],
-                                "season": season["name"],
-                                "teams": len(context["names"]),
-                                "rounds": context["rounds"],
-                            }
-                        )
-        return out
-
-    async def _act(self, request: Request, action: Callable[[dict[str, str]], None]) -> Response:
-        form = await self._checked(request)
-        if isinstance(form, Response):
-            return form
-        try:
-            await run_in_threadpool(action, form)
-        except LeagueRefused as e:
-            return self._refuse(request, 400, str(e))
-        return RedirectResponse("/organiser", 303)
-
-    async def schedule(self, request: Request) -> Response:
-        def make(form: dict[str, str]) -> None:
-            every = _number(form, "every") if form.get("every", "").strip() else 7
-            if not 1 <= every <= 60:
-                raise LeagueRefused("schedule: the days between rounds are from 1 to 60")
-            self.organiser.make_schedule(
-                _number(form, "division"), form.get("start", ""), every, double=form.get("double") == "1"
-            )
-
-        return await self._act(request, make)
-
-    async def forfeit(self, request: Request) -> Response:
-        return await self._act(
+        leagues = await run_in_threadpool(self._leagues)
+        return render(
             request,
-            lambda f: self.organiser.forfeit(_number(f, "meeting"), _number(f, "team"), f.get("reason", "")),
+            "organiser.html",
+            csrf=csrf,
+            back="/organiser",
+            leagues=leagues,
+            done=confirmation(request),
+            **SEASON_CHOICES,
         )
 
-    async def rule(self, request: Request) -> Response:
-        def rule(form: dict[str, str]) -> None:
-            outcome = form.get("outcome", "")
-            self.organiser.rule_game(
-                _number(form, "game"), None if outcome == "abandoned" else outcome, form.get("reason", "")
-            )
+    def _leagues(self) -> list[dict[str, Any]]:
+        """Every league with its venues, seasons and their divisions (teams counted, scheduled or not)."""
+        with self.store.read() as r:
+            return [
+                {
+                    "id": league["id"],
+                    "name": league["name"],
+                    "venues": r.venues(league["id"]),
+                    "seasons": [
+                        {
+                            "id": s["id"],
+                            "name": s["name"],
+                            "divisions": [
+                                {
+                                    "id": d["id"],
+                                    "name": d["name"],
+                                    "teams": len(r.teams(d["id"])),
+                                    "scheduled": bool(r.rounds(d["id"])),
+                                }
+                                for d in r.divisions(s["id"])
+                            ],
+                        }
+                        for s in r.seasons(league["id"])
+                    ],
+                }
+                for league in r.leagues()
+            ]
 
-        return await self._act(request, rule)
+    async def division(self, request: Request) -> Response:
+        csrf = await self.session_csrf(request)
+        if csrf is None:
+            return RedirectResponse("/organiser/sign-in", 303)
+        text = request.path_params["division"]
+        context = await run_in_threadpool(self._division, int(text)) if text.isdigit() and len(text) < 10 else None
+        if context is None:
+            return not_found(request, "such division")
+        back = f"/organiser/divisions/{context['division']['id']}"
+        return render(request, "organiser_division.html", csrf=csrf, back=back, done=confirmation(request), **context)
+
+    def _division(self, division: int) -> dict[str, Any] | None:
+        """The division's teams, and its rounds with what each meeting still allows."""
+        with self.store.read() as r:
+            context = division_context(r, division)
+            if context is None:
+                return None
+            season = context["season"]
+            league = r.league(season["league_id"])
+            teams = [
+                {
+                    "name": t["name"],
+                    "players": " and ".join(json.loads(t["players"])),
+                    "substitutes": ", ".join(json.loads(t["substitutes"])),
+                }
+                for t in r.teams(division)
+            ]
+            venues = r.venues(season["league_id"])
+        games = read_settings(json.loads(season["settings"])).games_per_meeting
+        for round_ in context["rounds"]:
+            for m in round_["meetings"]:
+                if not m["bye"]:
+                    m["room"] = not m["forfeit"] and len(m["games"]) < games
+        return {**context, "league": league, "teams": teams, "venues": venues, "games_per_meeting": games}
+
+    async def act(self, request: Request, name: str) -> Response:
+        """Acts on a signed-in organiser's form; back to the page it came from, or the refusal and why."""
+        form = await self.checked_form(request)
+        if isinstance(form, Response):
+            return form
+        back = back_to(form.get("back"))
+        try:
+            await run_in_threadpool(FORMS[name].act, self.organiser, form)
+        except LeagueRefused as e:
+            return self.refuse(request, 400, str(e), back)
+        return RedirectResponse(f"{back}?done={name}", 303)
+
+    def _form(self, name: str) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            return await self.act(request, name)
+
+        return endpoint
 
     def routes(self) -> list[Route]:
         return [
@@ -197,7 +241,6 @@ class OrganiserPages:
             Route("/organiser/sign-in", self.sign_in, methods=["POST"]),
             Route("/organiser/sign-out", self.sign_out, methods=["POST"]),
             Route("/organiser", self.home, methods=["GET"]),
-            Route("/organiser/schedule", self.schedule, methods=["POST"]),
-            Route("/organiser/forfeit", self.forfeit, methods=["POST"]),
-            Route("/organiser/rule", self.rule, methods=["POST"]),
+            Route("/organiser/divisions/{division}", self.division, methods=["GET"]),
+            *(Route(f"/organiser/{name}", self._form(name), methods=["POST"]) for name in FORMS),
         ]

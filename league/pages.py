@@ -1,6 +1,6 @@
 """The league's web pages: public, read-only standings, schedules and each team's games, and the
-organiser's signed-in forms (league/organiser_pages.py). ``make_app`` builds the Starlette app that
-``clabber league serve`` mounts.
+organiser's signed-in pages (league/organiser_pages.py, league/kiosk_pages.py). ``make_app`` builds
+the Starlette app that ``clabber league serve`` mounts.
 
 Everything shown is escaped (team and player names are anyone's input); no page needs JavaScript.
 Every response carries the result server's security headers, with a policy that allows the one
@@ -74,6 +74,7 @@ def meeting_view(r: Reader, m: dict[str, Any], names: dict[int, str], venues: di
         "date": m["date"] or m["round_date"],
         "moved": "" if not m["date"] or m["date"] == m["round_date"] else f"from {m['round_date']}",
         "venue": venues.get(m["venue_id"], ""),
+        "venue_id": m["venue_id"],
         "table": m["table_number"],
         "forfeit": names.get(m["forfeit_team"], "") if m["forfeit_team"] is not None else "",
         "forfeit_reason": m["forfeit_reason"] or "",
@@ -224,7 +225,10 @@ def make_app(store: Store, *, secure_cookies: bool = False, clock: Callable[[], 
 
     ``secure_cookies``: the site is reached over https (behind a TLS proxy), so cookies say Secure.
     """
+    from league.kiosk_pages import KioskPages
+    from league.kiosks import Kiosks
     from league.organiser_pages import OrganiserPages
 
-    routes = Pages(store).routes() + OrganiserPages(store, secure_cookies=secure_cookies, clock=clock).routes()
+    organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock)
+    routes = Pages(store).routes() + organiser.routes() + KioskPages(organiser, Kiosks(store)).routes()
     return Hardened(Starlette(routes=routes), policy())

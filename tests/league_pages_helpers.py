@@ -1,10 +1,16 @@
-"""A small season for the page tests, with results worked out by hand, and a reader of HTML tables."""
+"""A small season for the page tests, with results worked out by hand, a reader of HTML tables, and
+the organiser's sign-in through a TestClient."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
+from starlette.testclient import TestClient
+
 from league.organiser import Organiser
+from league.pages import make_app
+from league.store import Store
 
 HOSTILE = "<b>Kings</b> & \"Co\" <script>alert('x')</script>"
 
@@ -72,3 +78,40 @@ STANDINGS = [
     ["2", HOSTILE, "1", "0", "1", "0", "97", "121", "-24"],
     ["3", "Queens", "1", "0", "1", "0", "0", "0", "0"],
 ]
+
+
+PASSWORD = "correct horse battery"
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def client_for(store: Store, clock: Clock, secure: bool = False) -> TestClient:
+    base = "https://testserver" if secure else "http://testserver"
+    return TestClient(make_app(store, secure_cookies=secure, clock=clock), base_url=base, follow_redirects=False)
+
+
+def session_cookie(response) -> str:
+    return next(c for c in response.headers.get_list("set-cookie") if c.startswith("clabber_organiser="))
+
+
+def sign_in(client: TestClient, password: str = PASSWORD):
+    page = client.get("/organiser/sign-in")
+    return client.post("/organiser/sign-in", data={"csrf": CSRF.search(page.text).group(1), "password": password})
+
+
+def events(store: Store) -> list:
+    with store.read() as r:
+        return r.events()
+
+
+def organiser_csrf(client: TestClient) -> str:
+    page = client.get("/organiser")
+    assert page.status_code == 200, page.text
+    return CSRF.search(page.text).group(1)

@@ -83,11 +83,23 @@ def test_sides_sent_with_the_push_beat_the_names(world):
     assert _line(world, b)["won"] == 1 and _line(world, a)["lost"] == 1
 
 
-def test_a_game_whose_teams_cannot_be_told_is_refused_with_nothing_written(world):
+def test_a_game_whose_teams_cannot_be_told_is_kept_and_waits_for_a_ruling(world):
+    a, _b = world["teams_at"][world["venue"]]
+    game = played_game(world["tmp"], ("Them", "Us"))  # names the league does not know, and no sides
+    got = _push(world, 1, game)
+    assert got["acked"] == len(game) and got["quarantined"] == []
+    with world["store"].read() as r:
+        [g] = r.games(world["meeting_at"][world["venue"]])
+    assert (g["outcome"], g["points_a"], g["points_b"]) == (None, 0, 0)
+    assert g["note"] == "the kiosk did not say which team sat NS (the table's score: NS 560, EW 250): rule on it"
+    assert _line(world, a)["played"] == 0
+    world["org"].rule_game(g["id"], "a", "the captains say Aces sat NS", points=(560, 250))
+    assert (_line(world, a)["won"], _line(world, a)["points_for"]) == (1, 560)
+
+
+def test_sides_that_are_not_the_meetings_teams_are_refused_with_nothing_written(world):
     game = played_game(world["tmp"], ("Them", "Us"))
     before = snapshot(world["store"])
-    with pytest.raises(KioskRefused, match=r"say which of meeting .* teams sits NS"):
-        _push(world, 1, game)
     with pytest.raises(KioskRefused, match="sides must be meeting"):
         _push(world, 1, game, sides={"NS": 1, "EW": 999})
     assert snapshot(world["store"]) == before

@@ -8,25 +8,22 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from starlette.testclient import TestClient
 
 from kiosk.cli import cli
 from league.organiser import Organiser
-from league.pages import make_app
 from league.signin import FREE_TRIES, SignIn
 from league.store import Store
-from tests.league_pages_helpers import meeting_of, small_season
-
-PASSWORD = "correct horse battery"
-CSRF = re.compile(r'name="csrf" value="([^"]+)"')
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.league_pages_helpers import (
+    PASSWORD,
+    Clock,
+    client_for,
+    events,
+    meeting_of,
+    organiser_csrf,
+    session_cookie,
+    sign_in,
+    small_season,
+)
 
 
 @pytest.fixture
@@ -38,31 +35,6 @@ def league(league_db):
     SignIn(store, clock).set_password(PASSWORD)
     yield store, org, ids, clock
     store.close()
-
-
-def client_for(store: Store, clock: Clock, secure: bool = False) -> TestClient:
-    base = "https://testserver" if secure else "http://testserver"
-    return TestClient(make_app(store, secure_cookies=secure, clock=clock), base_url=base, follow_redirects=False)
-
-
-def session_cookie(response) -> str:
-    return next(c for c in response.headers.get_list("set-cookie") if c.startswith("clabber_organiser="))
-
-
-def sign_in(client: TestClient, password: str = PASSWORD):
-    page = client.get("/organiser/sign-in")
-    return client.post("/organiser/sign-in", data={"csrf": CSRF.search(page.text).group(1), "password": password})
-
-
-def events(store: Store) -> list:
-    with store.read() as r:
-        return r.events()
-
-
-def organiser_csrf(client: TestClient) -> str:
-    page = client.get("/organiser")
-    assert page.status_code == 200, page.text
-    return CSRF.search(page.text).group(1)
 
 
 def test_the_right_password_opens_a_session_and_a_wrong_one_does_not(league):
