@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from engine.text import MAX_NAME
 from league import events as ev
 from league import store as st
 from league.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
@@ -23,12 +24,12 @@ MOST_SUBSTITUTES = 10
 OUTCOMES = (A, B, TIE)
 
 
-def _name(text: str, what: str) -> str:
+def _name(text: str, what: str, most: int = MOST_NAME) -> str:
     name = " ".join(str(text).split())
     if not name:
         raise LeagueRefused(f"{what}: a name is needed")
-    if len(name) > MOST_NAME or any(ord(c) < 32 for c in name):
-        raise LeagueRefused(f"{what}: a name is at most {MOST_NAME} printable characters")
+    if len(name) > most or any(ord(c) < 32 for c in name):
+        raise LeagueRefused(f"{what}: a name is at most {most} printable characters")
     return name
 
 
@@ -92,11 +93,12 @@ class Organiser:
         return id_
 
     def add_team(self, division: int, name: str, players: Sequence[str], substitutes: Sequence[str] = ()) -> int:
-        name = _name(name, "team")
+        # Team and player names go onto the kiosks' sheets, whose names are at most MAX_NAME long.
+        name = _name(name, "team", MAX_NAME)
         if len(players) != 2:
             raise LeagueRefused(f"team {name!r}: a team is two players, not {len(players)}")
-        two = [_name(p, f"team {name!r}: player") for p in players]
-        subs = [_name(p, f"team {name!r}: substitute") for p in substitutes]
+        two = [_name(p, f"team {name!r}: player", MAX_NAME) for p in players]
+        subs = [_name(p, f"team {name!r}: substitute", MAX_NAME) for p in substitutes]
         if len(subs) > MOST_SUBSTITUTES:
             raise LeagueRefused(f"team {name!r}: at most {MOST_SUBSTITUTES} substitutes")
         with self.store.write() as w:

@@ -288,7 +288,7 @@ def test_posts_without_the_right_csrf_token_or_a_session_are_refused_with_nothin
 
 
 def test_the_organiser_pages_show_every_name_as_text_and_fit_a_phone(site, night):
-    escaped = "&lt;b&gt;Kings&lt;/b&gt; &amp; &#34;Co&#34; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+    escaped = "&lt;b&gt;Kings&lt;/b&gt; &amp; &#34;Co&#34; &lt;script&gt;x()&lt;/script&gt;"
     client = site["client"]
     pages = {
         "/organiser": None,
@@ -427,3 +427,22 @@ def test_the_quarantine_lists_every_set_aside_event_newest_first_with_where_and_
         f"{why}\nKiosk {kiosk['id']} (Germania, table 2) · game 2, event 1: <b>x</b> · received {received[0]}",
         f"{why}\nKiosk {kiosk['id']} (Germania, table 2) · game 1, event 1: hand_entered · received {received[1]}",
     ]
+
+
+def test_the_quarantine_page_lists_games_waiting_for_a_ruling_and_differing_deliveries(site, tmp_path):
+    from tests.league_kiosk_helpers import played_game
+
+    client, ids = site["client"], site["ids"]
+    kiosks = Kiosks(site["store"], Later())
+    kiosk = kiosks.kiosk_for_key(kiosks.enrol(kiosks.make_code(ids["venue"], 1))["key"])
+    meeting = meeting_of(site["org"], ids["division"], ids["aces"], ids["kings"])
+    names = {ids["aces"]: "Aces", ids["kings"]: HOSTILE}  # the game is started with the league's names
+    teams = (names[meeting["team_a"]], names[meeting["team_b"]])
+    short = played_game(tmp_path, teams, rules={"target": 300})  # not the season's rules
+    kiosks.push(kiosk, {"games": [{"game": 1, "meeting": meeting["id"], "events": short}]})
+    again = played_game(tmp_path, teams)  # game 1's numbers again, other content
+    kiosks.push(kiosk, {"games": [{"game": 1, "events": again[:1]}]})
+    page = html.unescape(re.sub(r"<[^>]+>", "", client.get("/organiser/quarantine").text))
+    assert "played with other rules than the season's (target 300, not 500): rule on it" in page
+    assert f"Kiosk {kiosk['id']} (Germania, table 1) · its game 1 · meeting {meeting['id']}" in page
+    assert f"Kiosk {kiosk['id']} (Germania, table 1) · game 1, event 1: game_started" in page
