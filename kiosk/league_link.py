@@ -1,0 +1,70 @@
+"""Joining a league and leaving it: the owner's one-time code exchanged for this kiosk's key, kept in
+the kiosk's store (kiosk/outbox.py) with the league's address, the venue and the table. What the
+owner screen and ``clabber league join|status|leave`` call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kiosk import outbox
+from kiosk.league_http import Refused, Unreachable, call, league_url
+from kiosk.store import Store, now_utc
+
+
+class LinkRefused(Exception):
+    """Joining or leaving refused, in the owner's words; nothing was changed."""
+
+
+def join(store: Store, address: str, code: str, timeout: float = 10.0) -> dict[str, Any]:
+    """Enrols this kiosk with the league at ``address`` by the organiser's one-time ``code``."""
+    if outbox.link(store) is not None:
+        raise LinkRefused("this kiosk is in a league already: leave it first")
+    try:
+        url = league_url(address)
+    except ValueError as e:
+        raise LinkRefused(str(e)) from None
+    typed = "".join(c for c in code.upper() if c.isalnum())
+    if not typed:
+        raise LinkRefused("type the code the organiser gave you")
+    try:
+        answer = call(url, "POST", "/api/v1/enrol", {"code": typed}, timeout=timeout)
+    except Refused as e:
+        raise LinkRefused(f"the league refused the code: {e.why}") from None
+    except Unreachable as e:
+        raise LinkRefused(str(e)) from None
+    try:
+        joined = {
+            "url": url,
+            "key": str(answer["key"]),
+            "kiosk": int(answer["kiosk"]),
+            "venue": {"id": int(answer["venue"]["id"]), "name": str(answer["venue"]["name"] or "")},
+            "table": int(answer["table"]),
+            "joined_at": now_utc(),
+        }
+    except (KeyError, TypeError, ValueError):
+        raise LinkRefused(f"{url} did not answer as a league server does (is the address right?)") from None
+    outbox.set_link(store, joined)
+    return public(joined)
+
+
+def leave(store: Store) -> None:
+    """Forgets the league's key; league games already played stay in the store and the outbox."""
+    if outbox.link(store) is None:
+        raise LinkRefused("this kiosk is not in a league")
+    outbox.forget_link(store)
+
+
+def public(joined: dict[str, Any]) -> dict[str, Any]:
+    """The link without its key: what may be shown or printed."""
+    return {k: v for k, v in joined.items() if k != "key"}
+
+
+def status(store: Store) -> dict[str, Any]:
+    """The league this kiosk is in (never its key), and the sync worker's last word on it."""
+    joined = outbox.link(store)
+    return {
+        "league": public(joined) if joined else None,
+        "queued": outbox.queued(store),
+        "held": outbox.held(store),
+        "sync": outbox.sync_state(store),
+    }

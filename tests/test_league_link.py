@@ -1,0 +1,67 @@
+"""A kiosk joins a league with the organiser's one-time code against a real ``clabber league serve``
+on loopback, shows where it sits, and leaves; every refusal in words, nothing changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from kiosk import league_link, outbox
+from kiosk.league_http import league_url
+from league.kiosks import Kiosks
+from league.store import Store
+from tests.league_kiosk_helpers import league_with_schedule
+from tests.league_server import free_port, league_server
+from tests.store_helpers import open_table
+
+
+@pytest.fixture
+def league(league_db):
+    store = Store(league_db)
+    world = league_with_schedule(store)
+    with league_server(league_db) as api:
+        yield {**world, "kiosks": Kiosks(store), "url": f"http://127.0.0.1:{api.port}"}
+    store.close()
+
+
+def test_a_kiosk_joins_with_a_code_shows_its_venue_and_table_and_leaves(league, tmp_path):
+    table = open_table(tmp_path / "kiosk.db")
+    code = league["kiosks"].make_code(league["venues"][1], 2)
+    joined = league_link.join(table.store, league["url"] + "/", code.lower().replace("-", " "))
+    assert joined["venue"] == {"id": league["venues"][1], "name": "Bar 2"} and joined["table"] == 2
+    assert "key" not in joined and len(outbox.link(table.store)["key"]) == 43
+    status = league_link.status(table.store)
+    assert status["league"]["url"] == league["url"] and status["queued"] == 0 and "key" not in status["league"]
+    with pytest.raises(league_link.LinkRefused, match="in a league already"):
+        league_link.join(table.store, league["url"], code)
+    league_link.leave(table.store)
+    assert outbox.link(table.store) is None
+    with pytest.raises(league_link.LinkRefused, match="not in a league"):
+        league_link.leave(table.store)
+    table.close()
+
+
+@pytest.mark.parametrize(
+    "address, code, words",
+    [
+        (None, "AAAAA-AAAAA", "the league refused the code: this code is unknown"),
+        (None, "  -- ", "type the code"),
+        ("http://league.example.org", "AAAAA-AAAAA", "must start with https://"),
+        ("ftp://x", "AAAAA-AAAAA", "is not a web address"),
+        ("unreachable", "AAAAA-AAAAA", "cannot reach the league at http://127.0.0.1:"),
+    ],
+)
+def test_joining_is_refused_in_words_and_changes_nothing(league, tmp_path, address, code, words):
+    table = open_table(tmp_path / "kiosk.db")
+    if address is None:
+        address = league["url"]
+    elif address == "unreachable":
+        address = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    with pytest.raises(league_link.LinkRefused, match=words):
+        league_link.join(table.store, address, code, timeout=3)
+    assert outbox.link(table.store) is None
+    table.close()
+
+
+def test_a_typed_address_gets_https_and_loses_its_last_slash():
+    assert league_url(" league.example.org/ ") == "https://league.example.org"
+    assert league_url("http://localhost:8090") == "http://localhost:8090"
