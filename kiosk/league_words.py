@@ -79,7 +79,8 @@ def sync_words(status: dict[str, Any], now: str) -> tuple[str, list[str]]:
     games = int(status.get("queued_games") or 0)
     since = when(sync.get("since") or sync.get("at"), now)
     next_try = when(sync.get("next_try"), now)
-    waiting = f"{_events(queued)} of {_games(games)} wait on the kiosk" if queued else "nothing waits"
+    verb = "waits" if queued == 1 else "wait"
+    waiting = f"{_events(queued)} of {_games(games)} {verb} on the kiosk" if queued else "nothing waits"
     retry = f"; next try at {next_try}" if next_try and queued else ""
     if state == "revoked":
         said = f"The league refused this kiosk's key: leave, then join with a new code. {waiting.capitalize()}."
@@ -167,8 +168,8 @@ def tonight_view(
     if down and since:
         unreachable += f" since {since}"
     if not tonight:
-        why = f"{unreachable}: " if down else ""
-        return Tonight(f"{why}no meetings from the league yet.", joined=True)
+        said = f"{unreachable}: no meetings from the league yet." if down else "No meetings from the league yet."
+        return Tonight(said, joined=True)
     fetched = when(tonight.get("fetched_at"), now)
     meetings = [m for m in tonight.get("meetings") or [] if (m.get("teams") or {}).get("b")]
     venue = (tonight.get("venue") or {}).get("name") or (joined.get("venue") or {}).get("name") or ""
@@ -193,7 +194,7 @@ def tonight_view(
 def _choice(m: dict[str, Any], here: list[dict[str, Any]]) -> Choice:
     a, b = _team(m["teams"]["a"]), _team(m["teams"]["b"])
     per = int(m.get("games_per_meeting") or 1)
-    ended_here = sum(1 for g in here if g["status"] != "open")
+    ended_here = sum(1 for g in here if g["status"] == "over")  # abandoned or cut short: counts for nobody
     played = max(int(m.get("games_played") or 0), ended_here)  # the answer may be older than the games here
     open_here = next((g["game"] for g in reversed(here) if g["status"] == "open"), None)
     text = f"{a.name} v {b.name}" + (f" · table {m['table']}" if m.get("table") else "")
@@ -238,7 +239,7 @@ def ruling_line(ruling: dict[str, Any] | None, league: dict[str, int] | None, to
     pa, pb = ruling.get("points_a"), ruling.get("points_b")
     if outcome in (None, "none", "abandoned"):
         return f"Organiser's ruling: abandoned, counts for nobody{reason}"
-    names = {"a": "team a", "b": "team b"}
+    names: dict[str, str] = {}
     meeting = (league or {}).get("meeting")
     for m in (tonight or {}).get("meetings") or []:
         if m.get("meeting") == meeting and (m.get("teams") or {}).get("b"):
@@ -246,6 +247,8 @@ def ruling_line(ruling: dict[str, Any] | None, league: dict[str, int] | None, to
     score = f" {pa} – {pb}" if pa is not None and pb is not None else ""
     if outcome == "tie":
         return f"Organiser's ruling: a tie,{score}{reason}"
+    if str(outcome) not in names:  # the list no longer holds the meeting: its teams by their letters
+        return f"Organiser's ruling: won by the meeting's team {outcome},{score}{reason}"
     if outcome == "b" and score:
         score = f" {pb} – {pa}"
-    return f"Organiser's ruling: {names.get(str(outcome), str(outcome))} win{score}{reason}"
+    return f"Organiser's ruling: {names[str(outcome)]} win{score}{reason}"

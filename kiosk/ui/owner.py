@@ -46,6 +46,7 @@ class OwnerScreen(KioskScreen):
     league_said = StringProperty("")  # the sync in a sentence
     league_lines = StringProperty("")  # where the kiosk sits, deliveries, errors, games held
     league_good = BooleanProperty(False)  # everything delivered
+    join_timeout = 10.0  # seconds the league has to answer a code
     _ticking: Any = None
     _watching: Any = None
 
@@ -219,14 +220,16 @@ class OwnerScreen(KioskScreen):
         self.joining = True
         self.notes = ""
         self.message = "Joining the league…"
-        threading.Thread(target=self._exchange, args=(enrolment,), name="league-join", daemon=True).start()
+        ask = threading.Thread(target=self._exchange, args=(enrolment, self.join_timeout), name="league-join")
+        ask.daemon = True
+        ask.start()
 
-    def _exchange(self, enrolment: Any) -> None:
+    def _exchange(self, enrolment: Any, timeout: float) -> None:
         """On its own thread: asks the league, touching neither the store nor a widget."""
         from kiosk.league_link import LinkRefused
 
         try:
-            outcome: tuple[str, Any] = ("joined", enrolment.exchange())
+            outcome: tuple[str, Any] = ("joined", enrolment.exchange(timeout))
         except LinkRefused as e:
             outcome = ("refused", str(e))
         except Exception as e:  # anything else is still a refusal in words, never a dead screen

@@ -73,6 +73,7 @@ class StartScreen(KioskScreen):
         self.league_teams = len(view.teams) >= 2
         grid = self.ids.meetings
         grid.clear_widgets()
+        _forget_ids(self, "meeting_")
         from kiosk.ui.widgets import Big
 
         for i, choice in enumerate(view.meetings):
@@ -122,6 +123,7 @@ class StartScreen(KioskScreen):
 
         grid = self.ids.team_buttons
         grid.clear_widgets()
+        _forget_ids(self, "team_")
         picks = self._picks
         for team in self.tonight.teams:
             seat = "NS" if picks and picks[0] == team else "EW" if len(picks) > 1 and picks[1] == team else ""
@@ -245,3 +247,9 @@ class StartScreen(KioskScreen):
 
     def done_draw(self) -> None:
         self.root_.show("sheet")
+
+
+def _forget_ids(screen: Any, prefix: str) -> None:
+    """Drops the ids of buttons made for the last list (a shorter list must not leave old ones)."""
+    for name in [n for n in screen.ids if n.startswith(prefix) and n[len(prefix) :].isdigit()]:
+        del screen.ids[name]
