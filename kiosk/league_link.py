@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from kiosk import outbox
-from kiosk.league_http import Refused, Unreachable, call, league_url
 from kiosk.store import Store, now_utc
 
 
@@ -27,6 +26,9 @@ class Enrolment:
 
     def exchange(self, timeout: float = 10.0) -> dict[str, Any]:
         """The league's answer to the code: the link to keep (with its key); LinkRefused with why."""
+        # HTTP (urllib, ssl) is loaded only to talk to the league: the screens' start-up never waits on it.
+        from kiosk.league_http import Refused, Unreachable, call
+
         try:
             answer = call(self.url, "POST", "/api/v1/enrol", {"code": self.code}, timeout=timeout)
         except Refused as e:
@@ -48,6 +50,8 @@ class Enrolment:
 
 def enrolment(store: Store, address: str, code: str) -> Enrolment:
     """The league's address and the organiser's code as typed, checked (nothing is asked yet)."""
+    from kiosk.league_http import league_url
+
     if outbox.link(store) is not None:
         raise LinkRefused("this kiosk is in a league already: leave it first")
     try:
