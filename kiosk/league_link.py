@@ -4,10 +4,10 @@ owner screen and ``clabber league join|status|leave`` call."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from kiosk import outbox
-from kiosk.league_http import Refused, Unreachable, call, league_url
 from kiosk.store import Store, now_utc
 
 
@@ -15,8 +15,43 @@ class LinkRefused(Exception):
     """Joining or leaving refused, in the owner's words; nothing was changed."""
 
 
-def join(store: Store, address: str, code: str, timeout: float = 10.0) -> dict[str, Any]:
-    """Enrols this kiosk with the league at ``address`` by the organiser's one-time ``code``."""
+@dataclass(frozen=True)
+class Enrolment:
+    """A one-time code on its way to the league, checked as typed. ``exchange`` only talks to the
+    league (it touches no store), so a screen can run it on a thread of its own and ``keep`` the
+    answer on its own thread."""
+
+    url: str
+    code: str
+
+    def exchange(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The league's answer to the code: the link to keep (with its key); LinkRefused with why."""
+        # HTTP (urllib, ssl) is loaded only to talk to the league: the screens' start-up never waits on it.
+        from kiosk.league_http import Refused, Unreachable, call
+
+        try:
+            answer = call(self.url, "POST", "/api/v1/enrol", {"code": self.code}, timeout=timeout)
+        except Refused as e:
+            raise LinkRefused(f"the league refused the code: {e.why}") from None
+        except Unreachable as e:
+            raise LinkRefused(str(e)) from None
+        try:
+            return {
+                "url": self.url,
+                "key": str(answer["key"]),
+                "kiosk": int(answer["kiosk"]),
+                "venue": {"id": int(answer["venue"]["id"]), "name": str(answer["venue"]["name"] or "")},
+                "table": int(answer["table"]),
+                "joined_at": now_utc(),
+            }
+        except (KeyError, TypeError, ValueError):
+            raise LinkRefused(f"{self.url} did not answer as a league server does (is the address right?)") from None
+
+
+def enrolment(store: Store, address: str, code: str) -> Enrolment:
+    """The league's address and the organiser's code as typed, checked (nothing is asked yet)."""
+    from kiosk.league_http import league_url
+
     if outbox.link(store) is not None:
         raise LinkRefused("this kiosk is in a league already: leave it first")
     try:
@@ -26,25 +61,20 @@ def join(store: Store, address: str, code: str, timeout: float = 10.0) -> dict[s
     typed = "".join(c for c in code.upper() if c.isalnum())
     if not typed:
         raise LinkRefused("type the code the organiser gave you")
-    try:
-        answer = call(url, "POST", "/api/v1/enrol", {"code": typed}, timeout=timeout)
-    except Refused as e:
-        raise LinkRefused(f"the league refused the code: {e.why}") from None
-    except Unreachable as e:
-        raise LinkRefused(str(e)) from None
-    try:
-        joined = {
-            "url": url,
-            "key": str(answer["key"]),
-            "kiosk": int(answer["kiosk"]),
-            "venue": {"id": int(answer["venue"]["id"]), "name": str(answer["venue"]["name"] or "")},
-            "table": int(answer["table"]),
-            "joined_at": now_utc(),
-        }
-    except (KeyError, TypeError, ValueError):
-        raise LinkRefused(f"{url} did not answer as a league server does (is the address right?)") from None
+    return Enrolment(url, typed)
+
+
+def keep(store: Store, joined: dict[str, Any]) -> dict[str, Any]:
+    """Keeps the league's answer to an enrolment: from now on this kiosk is in that league."""
+    if outbox.link(store) is not None:
+        raise LinkRefused("this kiosk is in a league already: leave it first")
     outbox.set_link(store, joined)
     return public(joined)
+
+
+def join(store: Store, address: str, code: str, timeout: float = 10.0) -> dict[str, Any]:
+    """Enrols this kiosk with the league at ``address`` by the organiser's one-time ``code``."""
+    return keep(store, enrolment(store, address, code).exchange(timeout))
 
 
 def leave(store: Store) -> None:
@@ -65,6 +95,7 @@ def status(store: Store) -> dict[str, Any]:
     return {
         "league": public(joined) if joined else None,
         "queued": outbox.queued(store),
+        "queued_games": outbox.queued_games(store),
         "held": outbox.held(store),
         "sync": outbox.sync_state(store),
     }

@@ -52,6 +52,11 @@ def queued(store: Store) -> int:
     return int(store.conn.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
 
 
+def queued_games(store: Store) -> int:
+    """Games with events waiting for the league."""
+    return int(store.conn.execute("SELECT COUNT(DISTINCT game) FROM outbox").fetchone()[0])
+
+
 def waiting(store: Store, most_events: int, most_games: int = 50) -> list[OutgoingGame]:
     """The oldest waiting events, at most ``most_events`` in all, by game, skipping games held for
     the organiser (a divergence, a refusal)."""
@@ -112,6 +117,18 @@ def league_game(store: Store, game: int) -> dict[str, Any] | None:
     if row is None:
         return None
     return {"game": game, "meeting": row[0], "sides": {"NS": row[1], "EW": row[2]}, "acked": row[3], "held": row[4]}
+
+
+def games_by_meeting(store: Store) -> dict[int, list[dict[str, Any]]]:
+    """This kiosk's league games by meeting, oldest first: each game's number and status (open, over,
+    finished, abandoned)."""
+    rows = store.conn.execute(
+        "SELECT l.meeting, l.game, g.status FROM league_games l JOIN games g ON g.id = l.game ORDER BY l.game"
+    )
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for meeting, game, status in rows:
+        out[meeting].append({"game": game, "status": status})
+    return dict(out)
 
 
 def sync_state(store: Store) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from engine.record import read_game
 from engine.rules import Rules, parse_rules
 from engine.seats import parse_seat, seat_name
 from kiosk import events as ev
+from kiosk import league_link, outbox
 from kiosk.events import GameEvent
 from kiosk.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
@@ -455,6 +456,56 @@ class Table:
             new = change(self._unsaved_lock or self.store.setting(PIN_LOCK_KEY))
             self._unsaved_lock = new
         return new
+
+    # ---- the league ----------------------------------------------------------------------------------
+
+    def league(self) -> dict[str, Any] | None:
+        """The league this kiosk is in: its address, this kiosk's number, the venue and the table
+        (never the key); None when it is in none."""
+        joined = outbox.link(self.store)
+        return league_link.public(joined) if joined else None
+
+    def league_status(self) -> dict[str, Any]:
+        """The league and how its games get there: the sync worker's last word (``sync``), the
+        events waiting to be sent (``queued``), the games held back and why (``held``)."""
+        return league_link.status(self.store)
+
+    def tonight(self) -> dict[str, Any] | None:
+        """Tonight's meetings at this kiosk's venue as the league last told the sync worker, or None."""
+        return outbox.tonight(self.store)
+
+    def rulings(self) -> dict[str, Any]:
+        """The organiser's rulings on this kiosk's league games, by game number (as text)."""
+        return outbox.rulings(self.store)
+
+    def league_games(self) -> dict[int, list[dict[str, Any]]]:
+        """This kiosk's league games by meeting: each game's number and status."""
+        return outbox.games_by_meeting(self.store)
+
+    def start_joining(self, address: str, code: str, pin: str) -> league_link.Enrolment:
+        """The first half of joining a league (owner's PIN): the address and code checked, nothing
+        asked yet. Its ``exchange()`` asks the league and touches no store (a screen runs it on a
+        thread of its own); ``finish_joining`` keeps the answer."""
+        self.check_pin(pin)
+        try:
+            return league_link.enrolment(self.store, address, code)
+        except league_link.LinkRefused as e:
+            raise ActionRefused(str(e)) from None
+
+    def finish_joining(self, joined: dict[str, Any]) -> dict[str, Any]:
+        """Keeps the league's answer to ``start_joining(...).exchange()``: the kiosk is in the league."""
+        try:
+            return league_link.keep(self.store, joined)
+        except league_link.LinkRefused as e:
+            raise ActionRefused(str(e)) from None
+
+    def leave_league(self, pin: str) -> None:
+        """Leaves the league (owner's PIN): the key is forgotten; league games stay on the kiosk."""
+        self.check_pin(pin)
+        try:
+            league_link.leave(self.store)
+        except league_link.LinkRefused as e:
+            raise ActionRefused(str(e)) from None
 
     # ---- records in and out ----------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ Every screen reads the game from the controller and calls its actions; none hold
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 from engine.seats import seat_name
 from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused, GameState
+from kiosk.league_words import sync_mark
 from kiosk.store import StoreError
 from kiosk.table import Table
 from kiosk.ui import theme
@@ -30,6 +32,7 @@ KV = Path(__file__).parent / "kv"
 SCREENS = ("start", "sheet", "quick", "summary", "cards", "replay", "over", "owner")
 DIMMED = 0.6
 LOCKED_ON_DIM = "The owner's menu locked when the screen dimmed: enter the PIN again."
+SYNC_EVERY = 2.0  # seconds between two looks at the sync worker's word
 LOCKED_WHEN_IDLE = "The owner's menu locked after a minute without a touch: enter the PIN again."
 
 
@@ -57,6 +60,7 @@ class KioskRoot(FloatLayout):
     dim_after = NumericProperty(0)  # seconds without a touch before the screen dims; 0 never
 
     _owner_timer: Any = None
+    _sync_shown = False  # in a window at least once
 
     def __init__(self, table: Table, notice: str | None = None, dim_after: float = 0, **kw: Any) -> None:
         super().__init__(**kw)
@@ -75,7 +79,9 @@ class KioskRoot(FloatLayout):
         self.box.add_widget(self.header)
         self.box.add_widget(self.manager)
         self.add_widget(self.box)
-        self.bind(size=lambda *_: self.header.arrange(portrait=self.width < self.height))
+        self.bind(size=lambda *_: self._arrange())
+        # The sync worker is a process of its own: its word on the league is read every few seconds.
+        self._sync_timer = Clock.schedule_interval(self.refresh_sync, SYNC_EVERY)
         self.dimmer = Dimmer()
         self.add_widget(self.dimmer)
         self.dim_after = dim_after
@@ -104,6 +110,7 @@ class KioskRoot(FloatLayout):
         if name != "owner" and not (name == "quick" and options.get("correct")):
             self.owner_pin = ""  # the owner's screens are left: the next visit asks for the PIN
         self.refresh_header()
+        self.refresh_sync()
         self.banner.refresh()
 
     # ---- the owner's menu stays open only while the owner is there ----------------------------------
@@ -131,6 +138,23 @@ class KioskRoot(FloatLayout):
                 w.dismiss(animation=False)
         if self.manager.current == "owner" or getattr(self.manager.current_screen, "correcting", 0):
             self.show("owner", locked=why)
+
+    def _arrange(self) -> None:
+        self.header.arrange(portrait=self.width < self.height)
+        self.refresh_sync()
+
+    def refresh_sync(self, *_: Any) -> bool:
+        """The header's league mark, as the store has the sync worker's last word (nothing outside a
+        league). Stops being called once this root has left the window."""
+        if self.parent is None and self._sync_shown:
+            return False
+        self._sync_shown = self._sync_shown or self.parent is not None
+        try:
+            status = self.table.league_status() if self.table.league() is not None else {"league": None}
+        except (StoreError, sqlite3.Error):
+            return True  # a busy or failing disk: the mark waits for the next look
+        self.header.sync = sync_mark(status, short=True)  # it sits beside the EW tag
+        return True
 
     def refresh_header(self) -> None:
         g = self.game

@@ -1,16 +1,17 @@
-"""Game over: the winner, the final sheet, and the place for the result's QR code."""
+"""Game over: the winner, the final sheet, and the result's QR code (for a league game, the game on the
+league's pages, and the league's standings one tap away)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kivy.clock import Clock
-from kivy.properties import StringProperty
+from kivy.properties import BooleanProperty, StringProperty
 
 from kiosk.present import sheet_lines
 from kiosk.share import qr_matrix, result_url
 from kiosk.ui.base import KioskScreen
-from kiosk.ui.sheet import scroll_to_end, with_heights
+from kiosk.ui.sheet import ruling_of, scroll_to_end, with_heights
 
 
 def qr_texture(url: str) -> Any:
@@ -34,6 +35,10 @@ class OverScreen(KioskScreen):
     qr_text = StringProperty("The result's QR code appears here.")
     ns_total = StringProperty("")
     ew_total = StringProperty("")
+    ruling = StringProperty("")  # an organiser's ruling on this league game
+    standings_url = StringProperty("")  # the league's home page, for a league game
+    showing_standings = BooleanProperty(False)
+    game_url = StringProperty("")
 
     def show(self, **options: Any) -> None:
         root = self.root_
@@ -57,9 +62,26 @@ class OverScreen(KioskScreen):
         # Once the rows are laid out: the last hand (the one that won) in view.
         Clock.schedule_once(lambda _dt: scroll_to_end(self.ids.rows), 0)
         scroll_to_end(self.ids.rows)
-        url = result_url(root.public_url, g.token)
+        self.ruling = ruling_of(self.table, g)
+        league = self.table.league() if g.league is not None else None
+        if league is not None:
+            # The league redirects its kiosk-and-game address to the game's page.
+            self.game_url = f"{league['url']}/k/{league['kiosk']}/{g.id}"
+            self.standings_url = f"{league['url']}/"
+        else:
+            self.game_url = result_url(root.public_url, g.token)
+            self.standings_url = ""
+        self.show_qr(standings=False)
+
+    def show_qr(self, standings: bool) -> None:
+        """The QR code of the game's result, or of the league's standings."""
+        url = self.standings_url if standings and self.standings_url else self.game_url
+        self.showing_standings = url == self.standings_url
         self.ids.qr.texture = qr_texture(url)
-        self.qr_text = url
+        if not self.standings_url:
+            self.qr_text = url
+        else:  # the league's addresses are long: say what the code opens
+            self.qr_text = "standings" if self.showing_standings else "this game"
 
     def new_game(self) -> None:
         """Straight to the new game's names: the table has just finished one."""

@@ -1,15 +1,18 @@
-"""The owner's menu behind the PIN: corrections, abandoning, settings, backups, restart."""
+"""The owner's menu behind the PIN: corrections, abandoning, settings, the league, backups, restart."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.properties import ListProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
+from kivy.utils import escape_markup
 
 from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused
+from kiosk.league_words import all_sent, sync_words
 from kiosk.pin import MAX_DIGITS, MIN_DIGITS
 from kiosk.store import StoreError
 from kiosk.ui.base import KioskScreen
@@ -18,12 +21,15 @@ from kiosk.ui.pickers import ReasonPicker
 ABANDON_REASONS = ("bar closing", "players left", "started by mistake", "dispute not settled")
 ROTATIONS = ("0", "90", "180", "270")
 DIM_CHOICES = ("60", "300", "900", "0")  # seconds; 0 never dims
+MOST_ADDRESS = 120  # characters of a league's address
+MOST_CODE = 14  # the organiser's code: 10 characters, and a dash or two
+LEAGUE_EVERY = 2.0  # seconds between two looks at the sync while the league's status is shown
 
 
 class OwnerScreen(KioskScreen):
     """PIN first; then the menu."""
 
-    step = StringProperty("pin")  # pin, menu, correct, settings
+    step = StringProperty("pin")  # pin, menu, correct, settings, league, join, leave
     pin = StringProperty("")
     notes = StringProperty("")
     message = StringProperty("")
@@ -33,7 +39,16 @@ class OwnerScreen(KioskScreen):
     dim_after = StringProperty("300")
     light = StringProperty("")
     locked_for = NumericProperty(0)  # seconds PIN entry stays locked after wrong PINs
+    address = StringProperty("")  # the league's address, as typed
+    code = StringProperty("")  # the organiser's one-time code, as typed
+    editing = StringProperty("address")
+    joining = BooleanProperty(False)  # the code is on its way to the league
+    league_said = StringProperty("")  # the sync in a sentence
+    league_lines = StringProperty("")  # where the kiosk sits, deliveries, errors, games held
+    league_good = BooleanProperty(False)  # everything delivered
+    join_timeout = 10.0  # seconds the league has to answer a code
     _ticking: Any = None
+    _watching: Any = None
 
     def on_step(self, _w: Any, step: str) -> None:
         self.ids.steps.current = step
@@ -155,6 +170,104 @@ class OwnerScreen(KioskScreen):
             from kivy.core.window import Window
 
             Window.rotation = int(value)
+
+    # ---- the league ------------------------------------------------------------------------------------
+
+    def league(self) -> None:
+        """The league's status, or the form to join one."""
+        joined = self._show_league()
+        self.step = "league" if joined else "join"
+        if joined and self._watching is None:
+            self._watching = Clock.schedule_interval(self._watch_league, LEAGUE_EVERY)
+
+    def _show_league(self) -> bool:
+        status = self.table.league_status()
+        said, lines = sync_words(status, self.table.clock())
+        self.league_said, self.league_lines, self.league_good = said, "\n".join(lines), all_sent(status)
+        return status["league"] is not None
+
+    def _watch_league(self, _dt: float) -> bool:
+        """The sync worker writes as it goes: its word is read again while the status is shown."""
+        if self.get_root_window() is None or self.manager.current != "owner" or self.step != "league":
+            self._watching = None
+            return False
+        self._show_league()
+        return True
+
+    def type(self, key: str) -> None:
+        """A key of the on-screen keyboard, into the address (lower case) or the code (capitals)."""
+        text = getattr(self, self.editing)
+        if key == "⌫":
+            text = text[:-1]
+        elif self.editing == "code":
+            text = (text + key.upper())[:MOST_CODE]
+        else:
+            text = (text + key.lower())[:MOST_ADDRESS]
+        setattr(self, self.editing, text)
+
+    def next_field(self) -> None:
+        self.editing = "code" if self.editing == "address" else "address"
+
+    def join(self) -> None:
+        """Sends the code to the league on a thread of its own: the screen never waits on the network."""
+        if self.joining or not self.root_.owner_pin:
+            return
+        try:
+            enrolment = self.table.start_joining(self.address, self.code, self.root_.owner_pin)
+        except (ActionRefused, StoreError) as e:
+            self.notes = str(e)
+            return
+        self.joining = True
+        self.notes = ""
+        self.message = "Joining the league…"
+        ask = threading.Thread(target=self._exchange, args=(enrolment, self.join_timeout), name="league-join")
+        ask.daemon = True
+        ask.start()
+
+    def _exchange(self, enrolment: Any, timeout: float) -> None:
+        """On its own thread: asks the league, touching neither the store nor a widget."""
+        from kiosk.league_link import LinkRefused
+
+        try:
+            outcome: tuple[str, Any] = ("joined", enrolment.exchange(timeout))
+        except LinkRefused as e:
+            outcome = ("refused", str(e))
+        except Exception as e:  # anything else is still a refusal in words, never a dead screen
+            outcome = ("refused", f"joining failed: {e}")
+        Clock.schedule_once(lambda _dt: self._answered(*outcome), 0)
+
+    def _answered(self, outcome: str, answer: Any) -> None:
+        """Back on the screen's thread: the league's answer is kept (or its refusal shown)."""
+        self.joining = False
+        self.message = ""
+        if outcome != "joined":
+            self.notes = answer
+            return
+        try:
+            joined = self.table.finish_joining(answer)
+        except (ActionRefused, StoreError) as e:
+            self.notes = str(e)
+            return
+        self.code = ""
+        self.message = f"Joined the league: {joined['venue']['name']}, table {joined['table']}."
+        self.root_.refresh_sync()
+        if self.step == "join":
+            self.league()
+
+    def leave(self) -> None:
+        if not self.root_.owner_pin:
+            return
+        try:
+            self.table.leave_league(self.root_.owner_pin)
+        except (ActionRefused, StoreError) as e:
+            self.notes = str(e)
+            return
+        self.message = "This kiosk has left the league; its league games stay on it."
+        self.root_.refresh_sync()
+        self.step = "menu"
+
+    def field_text(self, label: str, text: str, empty: str) -> str:
+        return f"{label}: {escape_markup(text) if text else empty}"
 
     def light_test(self) -> None:
         if self.root_.panel is not None:

@@ -8,6 +8,7 @@ from kivy.properties import BooleanProperty, DictProperty, NumericProperty, Stri
 from kivy.uix.boxlayout import BoxLayout
 
 from engine.seats import seat_name
+from kiosk.league_words import ruling_line
 from kiosk.present import sheet_lines
 from kiosk.ui.base import KioskScreen
 
@@ -37,6 +38,13 @@ def scroll_to_end(rows: Any) -> None:
     Clock.schedule_once(scroll, 0)  # again once the new rows are laid out
 
 
+def ruling_of(table: Any, g: Any) -> str:
+    """The organiser's ruling on a league game, in a line ("" for none, or a friendly game)."""
+    if g.league is None:
+        return ""
+    return ruling_line(table.rulings().get(str(g.id)), g.league, table.tonight())
+
+
 def with_heights(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each row as tall as its notes need (the rows' layout reads ``height`` from the data)."""
     from kiosk.ui import theme
@@ -54,6 +62,7 @@ class SheetScreen(KioskScreen):
     drafting = BooleanProperty(False)
     players = DictProperty({s: "" for s in "NESW"})
     named = BooleanProperty(False)  # the table gave players' names: the seat buttons show them
+    ruling = StringProperty("")  # an organiser's ruling on this league game
 
     def show(self, **options: Any) -> None:
         self.update()
@@ -69,6 +78,7 @@ class SheetScreen(KioskScreen):
         elif lines != list(rows.data):
             rows.data = lines
         scroll_to_end(rows)
+        self.ruling = ruling_of(self.table, g)
         self.players = {s: g.players.get(s, "") for s in "NESW"}
         self.named = any(self.players.values())
         self.pending = g.pending is not None

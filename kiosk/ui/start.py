@@ -1,15 +1,17 @@
-"""The start screen: resume the unfinished game, or set up a new one."""
+"""The start screen: resume the unfinished game, or set up a new one; in a league, tonight's
+meetings first, each started in one tap."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kivy.properties import DictProperty, ListProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.utils import escape_markup
 
 from engine.cards import card_symbol
 from engine.rules import PRESETS
 from kiosk.events import new_action_id
+from kiosk.league_words import Choice, Team, Tonight, meeting_between, new_game_for, sync_mark, tonight_view
 from kiosk.ui.base import KioskScreen
 
 FIELDS = ("NS", "EW", "N", "E", "S", "W")
@@ -19,13 +21,19 @@ MAX_NAME = 20
 class StartScreen(KioskScreen):
     """Resume, or new game: names on the on-screen keyboard, rules, who deals first."""
 
-    step = StringProperty("home")  # home, names, deal, draw
+    step = StringProperty("home")  # home (or tonight, in a league), names, deal, draw, league_teams
     names = DictProperty({f: "" for f in FIELDS})
     editing = StringProperty("NS")
     rules = StringProperty("evansville")
     resume_text = StringProperty("")
     draw_lines = ListProperty([])
     shift = StringProperty("upper")
+    league_note = StringProperty("")  # where tonight's meetings are, or why the list may be old
+    sync = StringProperty("")  # the league's sync mark, in words
+    league_teams = BooleanProperty(False)  # an unscheduled league game can be picked
+    pick_text = StringProperty("")
+    start_text = StringProperty("Start ▶")  # or "Friendly game ▶": the two teams picked have no meeting
+    tonight = ObjectProperty(Tonight())
 
     def on_step(self, _w: Any, step: str) -> None:
         self.ids.steps.current = step
@@ -41,10 +49,124 @@ class StartScreen(KioskScreen):
         else:
             self.resume_text = ""
         self.rules = root.table.kiosk_setting("rules_for_new_games", "evansville")
-        self.step = "home"
+        self.tonight = self._tonight()
+        self.step = self.first_step()
         self._start_id = new_action_id()
         if setup:
             self.new_game()
+
+    def _tonight(self) -> Tonight:
+        table = self.table
+        status = table.league_status()
+        self.sync = sync_mark(status)
+        return tonight_view(table.tonight(), status, table.league_games(), table.clock())
+
+    def owner(self) -> None:
+        self.root_.show("owner")
+
+    def first_step(self) -> str:
+        """Tonight's meetings in a league, the plain start otherwise."""
+        return "tonight" if self.tonight.joined else "home"
+
+    def on_tonight(self, _w: Any, view: Tonight) -> None:
+        self.league_note = view.note
+        self.league_teams = len(view.teams) >= 2
+        grid = self.ids.meetings
+        grid.clear_widgets()
+        _forget_ids(self, "meeting_")
+        from kiosk.ui.widgets import Big
+
+        for i, choice in enumerate(view.meetings):
+            b = Big(text=escape_markup(choice.text), disabled=not choice.playable)  # names are anyone's text
+            b.bind(on_release=lambda _b, c=choice: self.start_meeting(c))
+            grid.add_widget(b)
+            self.ids[f"meeting_{i}"] = b
+
+    # ---- league night ---------------------------------------------------------------------------------
+
+    def start_meeting(self, choice: Choice) -> None:
+        """One tap: the meeting's game starts with both teams, their players, the season's rules and
+        the Jack draw for the first dealer (or its game still open here is resumed)."""
+        if choice.open_game is not None:
+            self.root_.game_id = choice.open_game
+            g = self.root_.game
+            self.root_.show("summary" if g.pending else "sheet")
+            return
+        self._start_league(choice.a, choice.b, choice.rules, choice.meeting)
+
+    def _start_league(self, ns: Team, ew: Team, rules: dict[str, Any] | None, meeting: int | None) -> None:
+        game = new_game_for(ns, ew, rules, meeting)
+        state = self.act(
+            self.table.new_game,
+            game["teams"],
+            game["players"],
+            game["rules"] or self.rules,
+            None,
+            league=game["league"],
+            action_id=self._start_id,
+        )
+        if state is None:
+            return
+        self.root_.game_id = state.id
+        self.draw_lines = self._draw_lines(state)
+        self.step = "draw"
+        self.root_.refresh_header()
+
+    def unscheduled(self) -> None:
+        """A league game the schedule does not list tonight: the table picks the team at NS, then EW."""
+        self._picks: list[Team] = []
+        self._fill_teams()
+        self.step = "league_teams"
+
+    def _fill_teams(self) -> None:
+        from kiosk.ui.widgets import Big
+
+        grid = self.ids.team_buttons
+        grid.clear_widgets()
+        _forget_ids(self, "team_")
+        picks = self._picks
+        for team in self.tonight.teams:
+            seat = "NS" if picks and picks[0] == team else "EW" if len(picks) > 1 and picks[1] == team else ""
+            b = Big(text=escape_markup(f"{seat}: {team.name}" if seat else team.name), chosen=bool(seat))
+            b.bind(on_release=lambda _b, t=team: self.pick_team(t))
+            grid.add_widget(b)
+            self.ids[f"team_{team.id}"] = b
+        ns = picks[0].name if picks else "tap the team at NS"
+        ew = picks[1].name if len(picks) > 1 else ("tap the team at EW" if picks else "…")
+        meeting = meeting_between(self.tonight, picks[0], picks[1]) if len(picks) == 2 else None
+        self.start_text = "Friendly game ▶" if len(picks) == 2 and meeting is None else "Start ▶"
+        self.pick_text = f"NS: {ns}    EW: {ew}"
+        if len(picks) == 2 and meeting is None:
+            self.pick_text += (
+                "\nThey have no meeting in the league's list: the league cannot count their game."
+                " Play it as a friendly game?"
+            )
+        self.message = ""
+
+    def pick_team(self, team: Team) -> None:
+        """The first team tapped sits NS, the second EW; tapping a picked team takes it back."""
+        if team in self._picks:
+            self._picks.remove(team)
+        elif len(self._picks) < 2:
+            self._picks.append(team)
+        else:
+            self._picks[1] = team
+        self._fill_teams()
+
+    def start_unscheduled(self) -> None:
+        if len(self._picks) != 2:
+            self.message = "Tap the team at NS, then the team at EW."
+            return
+        ns, ew = self._picks
+        meeting = meeting_between(self.tonight, ns, ew)
+        if meeting is None:
+            self._start_league(ns, ew, None, None)  # a friendly game between the two teams
+        else:
+            self._start_league(ns, ew, meeting.rules, meeting.meeting)
+
+    def back_home(self) -> None:
+        self.message = ""
+        self.step = self.first_step()
 
     def resume(self) -> None:
         g = self.root_.table.open_game()
@@ -113,6 +235,9 @@ class StartScreen(KioskScreen):
         first, second = "NESW"[draw.first], "NESW"[draw.second]
         lines = [f"{s}: {' '.join(dealt[s])}" for s in "NESW"]
         lines.append(f"{first} got the first Jack and deals first.")
+        if state.league is not None:
+            lines.append("The teams are the league's: nobody changes seats.")
+            return lines
         change = draw.change()
         if change is not None:
             lines.append(f"{second} got the second Jack: {second} and {'NESW'[change[1]]} change seats.")
@@ -122,3 +247,9 @@ class StartScreen(KioskScreen):
 
     def done_draw(self) -> None:
         self.root_.show("sheet")
+
+
+def _forget_ids(screen: Any, prefix: str) -> None:
+    """Drops the ids of buttons made for the last list (a shorter list must not leave old ones)."""
+    for name in [n for n in screen.ids if n.startswith(prefix) and n[len(prefix) :].isdigit()]:
+        del screen.ids[name]

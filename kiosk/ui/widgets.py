@@ -15,6 +15,9 @@ from kivy.uix.label import Label
 # the alphabet eight to a row.
 QWERTY = ("QWERTYUIOP", "ASDFGHJKL'", "ZXCVBNM-&.")
 ALPHABET = ("ABCDEFGH", "IJKLMNOP", "QRSTUVWX", "YZ'-&.")
+# For a web address and a code: digits and the address's signs, no space.
+ADDRESS_WIDE = ("1234567890", "QWERTYUIOP", "ASDFGHJKL:", "ZXCVBNM-./")
+ADDRESS = ("12345678", "90-./:", "ABCDEFGH", "IJKLMNOP", "QRSTUVWX", "YZ")
 
 
 class Big(Button):
@@ -56,11 +59,16 @@ class Keyboard(GridLayout):
 
     typist = ObjectProperty(None)
     last_key = StringProperty("next field")
+    keys = StringProperty("names")  # names (letters and space) or address (digits and signs too)
 
     def on_typist(self, *_: Any) -> None:
         self.build()
 
     def on_last_key(self, *_: Any) -> None:
+        if self.typist is not None:
+            self.build()
+
+    def on_keys(self, *_: Any) -> None:
         if self.typist is not None:
             self.build()
 
@@ -73,7 +81,12 @@ class Keyboard(GridLayout):
         self.clear_widgets()
         self._wide = self.width >= 10 * _target_px() + 40
         typist = self.typist
-        for letters in QWERTY if self._wide else ALPHABET:
+        rows: tuple[str, ...]
+        if self.keys == "address":
+            rows = ADDRESS_WIDE if self._wide else ADDRESS
+        else:
+            rows = QWERTY if self._wide else ALPHABET
+        for letters in rows:
             row = BoxLayout(spacing=4)
             for k in letters:
                 key = Big(text=k)
@@ -81,15 +94,25 @@ class Keyboard(GridLayout):
                 row.add_widget(key)
             self.add_widget(row)
         row = BoxLayout(spacing=4)
-        for label, fn in (
+        last = [
             ("space", lambda *_: typist.type("space")),
             ("⌫", lambda *_: typist.type("⌫")),
             (self.last_key, lambda *_: typist.next_field()),
-        ):
+        ]
+        for label, fn in last[1:] if self.keys == "address" else last:
             b = Big(text=label)
             b.bind(on_release=fn)
             row.add_widget(b)
         self.add_widget(row)
+
+
+def seat_label(name: str) -> str:
+    """A player's name as a seat button shows it: the first name (the buttons are narrow; the
+    dealer's badge has the whole name), as text, never markup."""
+    from kivy.utils import escape_markup
+
+    words = name.split()
+    return escape_markup(words[0]) if words else ""
 
 
 def _target_px() -> float:
@@ -125,6 +148,7 @@ class Header(BoxLayout):
     lights = StringProperty("")  # the seats lit, e.g. "E"
     portrait = BooleanProperty(False)
     full_height = NumericProperty(0)  # its height while a game is open (none on the start screen)
+    sync = StringProperty("")  # the league's sync mark ("" outside a league)
 
     def arrange(self, portrait: bool) -> None:
         """Lays the header out for the panel's orientation (see the rule in common.kv)."""
@@ -147,8 +171,7 @@ class Header(BoxLayout):
                 side.add_widget(names, index=len(side.children))  # the names above the total
                 names.orientation, names.size_hint_y, names.height = "horizontal", None, theme.line(theme.small())
             ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = 1
-            for team in (ids.ns_team, ids.ew_team):
-                team.size_hint_x, team.width = None, theme.mm(9)
+            ids.ns_team.size_hint_x, ids.ns_team.width = None, theme.mm(9)
             self.full_height = theme.line(theme.total()) + theme.line(theme.small()) + ids.lower.height
         else:
             ids.scores.add_widget(centre, index=1)
@@ -161,8 +184,7 @@ class Header(BoxLayout):
                 side.add_widget(names, index=len(side.children) if first else 0)
                 names.orientation, names.size_hint_y = "vertical", 1
             ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = None
-            for team in (ids.ns_team, ids.ew_team):
-                team.size_hint_x = 1
+            ids.ns_team.size_hint_x = 1
             self.full_height = theme.line(theme.total())
         if self.height:
             self.height = self.full_height

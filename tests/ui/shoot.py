@@ -123,6 +123,64 @@ def every_screen(kiosk, size, shoot):
     while kiosk.root.manager.current != "over":
         quick_hand(kiosk, "N", "S", "162", team="NS")
     shoot("15-game-over")
+    league_night(kiosk, shoot)
+
+
+def league_night(kiosk, shoot):
+    """The league's screens: tonight's meetings, an unscheduled game, a ruling and the league's QR
+    codes at game over, the owner's league status, leaving, the form to join."""
+    from kiosk import outbox
+    from tests.ui.league_flows import ACES, QUEENS, in_a_league, tonight_with
+
+    store = kiosk.table.store
+    in_a_league(store, state="connected")
+    tonight_with(store)
+    kiosk.tap("new_game")  # from the game over: the start screen, tonight's meetings first
+    kiosk.tap_exact("◀ Back")
+    shoot("16-league-tonight")
+    kiosk.tap("unscheduled")
+    kiosk.tap(f"team_{ACES}")
+    kiosk.tap(f"team_{QUEENS}")
+    shoot("17-league-unscheduled")
+    kiosk.tap("teams_back")
+    kiosk.tap("meeting_0")
+    shoot("18-league-draw")
+    kiosk.tap("draw_done")
+    kiosk.tap("play_E")
+    kiosk.tap("trump_H")
+    shoot("18a-league-quick-entry")
+    kiosk.tap("cancel")
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    g = kiosk.root.game
+    ruling = {"outcome": "b", "points_a": 320, "points_b": 500, "reason": "scores misread"}
+    outbox.set_rulings(store, {str(g.id): ruling})
+    kiosk.root.show("sheet")
+    shoot("19-league-sheet-ruling")
+    while kiosk.root.manager.current != "over":
+        quick_hand(kiosk, "W", "S", "0", team="NS")
+    shoot("20-league-game-over")
+    kiosk.tap("qr_switch")
+    shoot("21-league-standings-qr")
+    in_a_league(store, state="unreachable", held=g.id)
+    kiosk.tap("new_game")
+    kiosk.tap_exact("◀ Back")
+    shoot("22-league-tonight-unreachable")
+    kiosk.tap("tonight_owner")
+    for d in "246813":
+        kiosk.tap_exact(d)
+    kiosk.tap("unlock")
+    kiosk.tap("league")
+    shoot("23-owner-league")
+    kiosk.tap("leave_league")
+    shoot("24-owner-leave")
+    kiosk.tap("leave_yes")
+    kiosk.tap("league")
+    for ch in "LEAGUE.EXAMPLE.ORG":
+        kiosk.tap_exact(ch)
+    kiosk.tap("field_code")
+    for ch in "K7QMD-3XHPA":
+        kiosk.tap_exact(ch)
+    shoot("25-owner-join")
 
 
 def main() -> None:

@@ -35,6 +35,17 @@ NAMES = [
     "13-owner-menu",
     "14-owner-settings",
     "15-game-over",
+    "16-league-tonight",
+    "17-league-unscheduled",
+    "18-league-draw",
+    "18a-league-quick-entry",
+    "19-league-sheet-ruling",
+    "20-league-game-over",
+    "21-league-standings-qr",
+    "22-league-tonight-unreachable",
+    "23-owner-league",
+    "24-owner-leave",
+    "25-owner-join",
 ]
 
 
