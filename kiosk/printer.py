@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from kiosk.printer_config import PrinterConfig
-from kiosk.receipt import Code, GameFacts, Line, Receipt, facts_of, receipt
+from kiosk.receipt import GameFacts, Receipt, facts_of
+from kiosk.receipt_escpos import load_escpos, receipt_bytes, receipt_of
 
 log = logging.getLogger("clabber.printer")
 
@@ -43,114 +44,6 @@ def run_now(fn: Callable[[], None]) -> None:
 
 class PrinterFault(Exception):
     """Printing failed; the message is in the owner's words."""
-
-
-# ---- the receipt as ESC/POS bytes -------------------------------------------------------------------
-
-
-def _escpos_env(state_dir: Path | None) -> None:
-    """python-escpos caches its printer data as a pickle in a fresh temporary folder each time it
-    is imported: give it one folder of ours instead (no litter, and no pickle read from /tmp)."""
-    if "ESCPOS_CAPABILITIES_PICKLE_DIR" in os.environ:
-        return
-    folder = (state_dir or Path.home() / ".cache" / "clabber") / "escpos"
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.environ["ESCPOS_CAPABILITIES_PICKLE_DIR"] = str(folder)
-    except OSError:
-        pass  # python-escpos makes its own temporary one
-
-
-def dummy(cfg: PrinterConfig) -> Any:
-    """python-escpos's Dummy printer for this printer's profile, its paper width set to ours."""
-    from escpos.printer import Dummy
-
-    printer = Dummy(profile=cfg.profile)
-    data = printer.profile.profile_data
-    # The profile's own width, when it has one, is the printer's; ours is the paper's (and an
-    # unknown width makes python-escpos print a warning on standard output at every picture).
-    printer.profile.profile_data = {**data, "media": {**data.get("media", {}), "width": {"pixels": cfg.dots}}}
-    return printer
-
-
-def can_print(cfg: PrinterConfig) -> Callable[[str], bool]:
-    """Whether the printer has a character in one of its profile's code pages."""
-    from escpos.magicencode import Encoder
-
-    encoder = Encoder(dummy(cfg).profile.get_code_pages())
-    pages = list(encoder.codepages)
-
-    def has(ch: str) -> bool:
-        return any(encoder.can_encode(page, ch) for page in pages)
-
-    return has
-
-
-def native_qr(cfg: PrinterConfig) -> bool:
-    """Whether the printer draws the QR code itself (GS ( k), as configured or as its profile says."""
-    if cfg.qr != "auto":
-        return cfg.qr == "native"
-    return bool(dummy(cfg).profile.supports("qrCode"))
-
-
-def receipt_bytes(rcpt: Receipt, cfg: PrinterConfig) -> bytes:
-    """The printer's bytes for a receipt: text in the printer's code pages (python-escpos picks the
-    page for each run of text), the QR code drawn by the printer or sent as a picture, then the cut."""
-    from escpos.constants import QR_ECLEVEL_M
-
-    from kiosk.receipt_image import module_size, qr_picture
-
-    p = dummy(cfg)
-    p.hw("INIT")
-    native = native_qr(cfg)
-    style: dict[str, Any] = {"align": "left", "bold": False, "big": False}  # as the printer is after INIT
-
-    def restyle(align: str, bold: bool, big: bool) -> None:
-        """Sends only what changes (each style command stays in force until the next)."""
-        changed = {k: v for k, v in {"align": align, "bold": bold}.items() if style[k] != v}
-        if big != style["big"]:
-            changed.update(double_width=big, double_height=big, normal_textsize=True)
-        if changed:
-            p.set(**changed)
-        style.update(align=align, bold=bold, big=big)
-
-    for part in rcpt.parts:
-        if isinstance(part, Line):
-            restyle(part.align, part.bold, part.big)
-            p.textln(part.text)
-        elif isinstance(part, Code):
-            restyle("center", False, False)
-            if native:
-                p.qr(part.url, ec=QR_ECLEVEL_M, size=module_size(part.url, cfg.dots), native=True)
-                p.ln()
-            else:
-                p.image(qr_picture(part.url, cfg.dots), impl="bitImageRaster")
-    restyle("left", False, False)
-    p.cut()
-    return bytes(p.output)
-
-
-def receipt_of(
-    facts: GameFacts,
-    cfg: PrinterConfig,
-    *,
-    url: str,
-    bar_name: str = "",
-    table_name: str = "",
-    tz: tzinfo | None = None,
-    reprinted_at: datetime | None = None,
-) -> Receipt:
-    """A game's receipt in what this printer can print."""
-    return receipt(
-        facts,
-        url=url,
-        columns=cfg.width,
-        bar_name=bar_name,
-        table_name=table_name,
-        tz=tz,
-        reprinted_at=reprinted_at,
-        can_print=can_print(cfg),
-    )
 
 
 # ---- reaching the printer ---------------------------------------------------------------------------
@@ -193,7 +86,7 @@ def _escpos_classes() -> tuple[Any, Any, Any]:
         def _raw(self, msg: bytes) -> None:
             view = memoryview(msg)
             while view:
-                if not select.select([], [self._fd], [], self.timeout)[1]:
+                if not _ready(self._fd, select.POLLOUT, self.timeout):
                     raise TimeoutError(f"{self.path} took nothing for {self.timeout:g} s")
                 try:
                     view = view[os.write(self._fd, view) :]
@@ -201,7 +94,7 @@ def _escpos_classes() -> tuple[Any, Any, Any]:
                     continue
 
         def _read(self) -> bytes:
-            if not select.select([self._fd], [], [], STATUS_WAIT)[0]:
+            if not _ready(self._fd, select.POLLIN, STATUS_WAIT):
                 return b""
             try:
                 return os.read(self._fd, 16)
@@ -240,8 +133,16 @@ def _escpos_classes() -> tuple[Any, Any, Any]:
     return DevicePrinter, NetworkPrinter, SerialPrinter
 
 
+def _ready(fd: int, event: int, seconds: float) -> bool:
+    """Whether a device is ready to be written (POLLOUT) or read (POLLIN) within ``seconds``."""
+    poller = select.poll()
+    poller.register(fd, event)
+    return bool(poller.poll(seconds * 1000))
+
+
 def connect(cfg: PrinterConfig) -> Any:
     """The printer of the configuration, not yet opened; PrinterFault if there is none to open."""
+    load_escpos()
     device_printer, network_printer, serial_printer = _escpos_classes()
     if cfg.connection == "usb":
         node = cfg.device or usb_printer_node(cfg.usb)
@@ -319,7 +220,6 @@ def fault_words(e: BaseException, cfg: PrinterConfig) -> str:
         return f"The printer at {where} stopped answering while printing: check its cable and power"
     if isinstance(e, Error):
         return f"The printer at {where} refused the receipt ({text}): check the [printer] settings"
-    log.exception("printing at %s", where)
     return f"Printing at {where} failed ({type(e).__name__}: {text})"
 
 
@@ -353,6 +253,7 @@ class Printed:
     job: PrintJob
     ok: bool
     message: str
+    cause: BaseException | None = field(default=None, compare=False, repr=False)  # for the log only
 
 
 Done = Callable[[Printed], None]
@@ -403,11 +304,24 @@ class ReceiptPrinter:
         """Queues a game's receipt (a ``GameState`` from the controller) and returns at once;
         ``done`` (else the printer's own) hears how it went, on the kiosk's main thread.
         ``reprint``: a copy of a game printed before, marked so."""
-        from kiosk.share import result_url
-
-        job = PrintJob(facts_of(state), result_url(self.base_url, state.token), self.clock() if reprint else None)
+        job = self.job(state, reprint=reprint)
         self._queue(_Queued(job, done))
         return job
+
+    def job(self, state: Any, *, reprint: bool = False) -> PrintJob:
+        """A game's receipt to print, as the game is now."""
+        from kiosk.share import result_url
+
+        return PrintJob(facts_of(state), result_url(self.base_url, state.token), self.clock() if reprint else None)
+
+    def headings(self, job: PrintJob) -> dict[str, Any]:
+        """What a receipt says beside the game: the bar, the table, the time zone, a reprint's time."""
+        return {
+            "bar_name": self.bar_name,
+            "table_name": self.table_name,
+            "tz": self.tz,
+            "reprinted_at": job.reprinted_at,
+        }
 
     def retry(self, job: PrintJob, done: Done | None = None) -> None:
         """Prints a job again, exactly as it was asked for."""
@@ -441,7 +355,6 @@ class ReceiptPrinter:
                 self._thread.start()
 
     def _work(self) -> None:
-        _escpos_env(self.state_dir)
         while True:
             item = self._jobs.get()
             if item is None:
@@ -449,31 +362,29 @@ class ReceiptPrinter:
             if item.job.facts is _NO_GAME:
                 self._report(item, Printed(item.job, True, ""))
                 continue
-            self._report(item, self.print_now(item.job))
+            outcome = self.print_now(item.job)
+            if not outcome.ok:  # in the kiosk's log, with what python-escpos said, for whoever looks later
+                log.warning("receipt of game %s not printed: %s", item.job.game, outcome.message)
+                if outcome.cause is not None:
+                    log.info("the printer's fault in full", exc_info=outcome.cause)
+            self._report(item, outcome)
+
+    def receipt(self, job: PrintJob) -> Receipt:
+        """A job's receipt, in what this printer can print."""
+        load_escpos(self.state_dir)
+        return receipt_of(job.facts, self.cfg, url=job.url, **self.headings(job))
 
     def print_now(self, job: PrintJob) -> Printed:
-        """Prints a job on this thread: the command line's way, and the printing thread's."""
+        """Prints a job on this thread (the command line's way, and the printing thread's); a job
+        that fails is kept in ``failed`` until retried."""
         try:
-            rcpt = receipt_of(
-                job.facts,
-                self.cfg,
-                url=job.url,
-                bar_name=self.bar_name,
-                table_name=self.table_name,
-                tz=self.tz,
-                reprinted_at=job.reprinted_at,
-            )
-            sent = send(self.cfg, receipt_bytes(rcpt, self.cfg), self.opener)
-        except PrinterFault as e:
-            with self._lock:
-                self.failed.append(job)
-            log.warning("receipt of game %s not printed: %s", job.game, e)
-            return Printed(job, False, str(e))
+            sent = send(self.cfg, receipt_bytes(self.receipt(job), self.cfg), self.opener)
         except Exception as e:  # a receipt that cannot be made is a fault like any other, never a crash
-            log.exception("receipt of game %s", job.game)
             with self._lock:
                 self.failed.append(job)
-            return Printed(job, False, f"The receipt could not be made ({type(e).__name__}: {e})")
+            if isinstance(e, PrinterFault):
+                return Printed(job, False, str(e), e.__cause__)
+            return Printed(job, False, f"The receipt could not be made ({type(e).__name__}: {e})", e)
         message = f"Game {job.game}'s receipt is printed" + (f". {sent.note}" if sent.note else "")
         return Printed(job, True, message)
 
