@@ -49,10 +49,11 @@ class PrinterFault(Exception):
 # ---- reaching the printer ---------------------------------------------------------------------------
 
 
-def usb_printer_node(usb_id: str = "", sys_dir: Path = SYS_USB_PRINTERS, dev_dir: Path = DEV_USB) -> Path | None:
+def usb_printer_node(usb_id: str = "", sys_dir: Path | None = None, dev_dir: Path | None = None) -> Path | None:
     """The device node of the USB printer with this vendor:product id (any USB printer when
     empty), from what the kernel's printer driver lists in sysfs; None when none is plugged in."""
-    for lp in sorted(sys_dir.glob("lp*")):
+    dev_dir = dev_dir or DEV_USB
+    for lp in sorted((sys_dir or SYS_USB_PRINTERS).glob("lp*")):
         try:
             device = (lp / "device").resolve().parent  # the printer's interface, then the printer
             found = f"{(device / 'idVendor').read_text().strip()}:{(device / 'idProduct').read_text().strip()}"
@@ -359,8 +360,9 @@ class ReceiptPrinter:
             item = self._jobs.get()
             if item is None:
                 return
-            if item.job.facts is _NO_GAME:
-                self._report(item, Printed(item.job, True, ""))
+            if item.job.facts is _NO_GAME:  # what ``idle`` waits for: everything before it was tried
+                if item.done is not None:
+                    item.done(Printed(item.job, True, ""))
                 continue
             outcome = self.print_now(item.job)
             if not outcome.ok:  # in the kiosk's log, with what python-escpos said, for whoever looks later
