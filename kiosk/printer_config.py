@@ -120,6 +120,8 @@ _TEXT = ("connection", "usb", "device", "host", "profile", "qr")
 
 def printer_config(table: dict[str, Any] | None) -> PrinterConfig:
     """The ``[printer]`` table of the config file as a checked PrinterConfig."""
+    if table is not None and not isinstance(table, dict):
+        raise PrinterConfigError("printer: must be a table of settings ([printer])")
     table = dict(table or {})
     known = set(PrinterConfig.__dataclass_fields__)
     for key in table:
