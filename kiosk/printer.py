@@ -24,6 +24,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from kiosk.game_state import FINISHED, OVER
 from kiosk.printer_config import PrinterConfig
 from kiosk.receipt import GameFacts, Receipt, facts_of
 from kiosk.receipt_escpos import load_escpos, receipt_bytes, receipt_of
@@ -290,6 +291,7 @@ class ReceiptPrinter:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.failed: list[PrintJob] = []  # jobs that did not print, until retried
+        self._printed_at_end: set[int] = set()  # games printed by ``at_game_over`` since the kiosk started
 
     @property
     def configured(self) -> bool:
@@ -308,6 +310,17 @@ class ReceiptPrinter:
         job = self.job(state, reprint=reprint)
         self._queue(_Queued(job, done))
         return job
+
+    def at_game_over(self, state: Any, done: Done | None = None) -> PrintJob | None:
+        """The receipt printed by itself when a game ends, if the config says so (``auto_print``):
+        once a game, however often its game-over screen is shown again; None when not printed."""
+        if not self.auto_print or state.status not in (OVER, FINISHED):
+            return None
+        with self._lock:
+            if state.id in self._printed_at_end:
+                return None
+            self._printed_at_end.add(state.id)
+        return self.print_game(state, done=done)
 
     def job(self, state: Any, *, reprint: bool = False) -> PrintJob:
         """A game's receipt to print, as the game is now."""

@@ -188,6 +188,17 @@ def test_without_a_printer_set_up_printing_says_so(game):
     assert not outcome.ok and outcome.message.startswith("No printer is set up")
 
 
+def test_auto_print_prints_each_game_once_when_it_ends(table, game):
+    rp, posted, outcomes = receipts(Shelf(), cfg={**USB, "auto_print": True})
+    assert rp.at_game_over(game) is not None and rp.at_game_over(game) is None  # the screen shown again
+    playing = table.new_game(["A", "B"], None, "evansville", "N")
+    assert rp.at_game_over(playing) is None  # not over yet
+    settle(rp, posted)
+    assert [o.ok for o in outcomes] == [True]
+    quiet, _, _ = receipts(Shelf())  # auto_print = false, the default
+    assert quiet.at_game_over(game) is None
+
+
 def test_a_reprint_is_marked(game):
     rp, posted, _ = receipts(shelf := Shelf())
     rp.print_game(game, reprint=True)
