@@ -228,8 +228,7 @@ def fault_words(e: BaseException, cfg: PrinterConfig) -> str:
 def _timed_out(e: BaseException) -> bool:
     if isinstance(e, TimeoutError):
         return True
-    name = type(e).__name__  # pyserial's and pyusb's timeouts, without importing either here
-    return name in ("SerialTimeoutException", "USBTimeoutError")
+    return type(e).__name__ == "SerialTimeoutException"  # pyserial's, without importing it here
 
 
 # ---- the print queue: the screen never waits ----------------------------------------------------
