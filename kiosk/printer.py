@@ -31,7 +31,7 @@ from kiosk.receipt_escpos import load_escpos, receipt_bytes, receipt_of
 
 log = logging.getLogger("clabber.printer")
 
-STATUS_WAIT = 2.0  # seconds a printer has to answer a status query (some never do: then it is not asked)
+STATUS_WAIT = 1.0  # seconds a printer has to answer a status query (one that never does costs this twice a receipt)
 SYS_USB_PRINTERS = Path("/sys/class/usbmisc")
 DEV_USB = Path("/dev/usb")
 
