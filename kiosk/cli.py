@@ -4,7 +4,8 @@
 - ``game``: the controller's actions on the kiosk's database (new, hand, show, list, undo,
   correct, deal, export, import);
 - ``db``: check, rebuild, back up, restore, and the owner's notices; ``pin``: the owner's PIN;
-- ``serve`` and ``qr``: the result pages and their QR codes; ``kiosk``: the touchscreen.
+- ``serve`` and ``qr``: the result pages and their QR codes; ``print``: a game's receipt on the
+  receipt printer (status 3 when the printer cannot print it now); ``kiosk``: the touchscreen.
 
 Each subcommand imports only what it needs, so ``clabber score`` starts without Kivy.
 A refused record exits with status 2, prints nothing on standard output, and prints one line
