@@ -235,3 +235,20 @@ def test_every_line_fits_the_paper_for_any_names_and_scores(
     assert [p.url for p in rcpt.parts if isinstance(p, Code)] == [url]
     after = [p.text for p in rcpt.parts[rcpt.parts.index(Code(url)) + 1 :] if isinstance(p, Line)]
     assert "".join(after[:-1]) == url  # the whole link under its code, however long
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    teams=st.tuples(names, names),
+    players=st.dictionaries(st.sampled_from("NESW"), names),
+    profile=st.sampled_from(["default", "simple", "TM-T20II", "POS-5890"]),
+)
+def test_whatever_the_names_the_printer_prints_exactly_the_receipts_lines(teams, players, profile):
+    cfg = printer_config({"profile": profile, "paper": 58})
+    facts = _facts(teams={"NS": teams[0], "EW": teams[1]}, players=players)
+    rcpt = receipt_of(facts, cfg, url=URL + "t0ken", bar_name=teams[1])
+    out = read(receipt_bytes(rcpt, cfg), dummy(cfg).profile.get_code_pages())  # no stray command, no lost byte
+    assert [line for line in out.lines if line] == [p.text for p in rcpt.parts if isinstance(p, Line) and p.text]
+    assert out.qr == [(URL + "t0ken").encode()] or [r.text for r in zxingcpp.read_barcodes(out.pictures[0])] == [
+        URL + "t0ken"
+    ]
