@@ -205,10 +205,9 @@ def receipt(
     if reprinted_at is not None:  # a copy printed later, so the paper trail tells it from the original
         lines(f"REPRINT {_clock(reprinted_at.isoformat(), tz, day=True)}", align="center", bold=True)
     rule()
-    for team, seats in (("NS", "NS"), ("EW", "EW")):
-        name = facts.teams.get(team, team)
-        lines(f"{team}  {name}", hang=4, bold=True)
-        players = ", ".join(f"{s} {facts.players[s]}" for s in seats if facts.players.get(s))
+    for team in ("NS", "EW"):
+        lines(f"{team}  {facts.teams.get(team, team)}", hang=4, bold=True)
+        players = ", ".join(f"{seat} {facts.players[seat]}" for seat in team if facts.players.get(seat))
         if players:
             lines(players, indent=4)
     rule()
