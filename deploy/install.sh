@@ -244,6 +244,42 @@ install_units() {
   say "services enabled: clabber-kiosk, clabber-web, clabber-backup.timer"
 }
 
+printer_access() {
+  # The kiosk's service may reach the printer set in [printer] of the config and nothing more: a
+  # serial port or a network printer through a drop-in written from it (USB printers need none:
+  # the unit allows them, see systemd/clabber-kiosk.service). Written again at every install, so
+  # run the installer again after changing [printer].
+  local folder=$UNITS/clabber-kiosk.service.d text
+  if ! text=$("$OPT/venv/bin/python" -I - "$ETC/config.toml" 2>&1 <<'EOF'
+import sys
+import tomllib
+
+from kiosk.printer_config import printer_config, service_access
+
+try:
+    with open(sys.argv[1], "rb") as f:
+        table = tomllib.load(f).get("printer", {})
+    print(service_access(printer_config(table)), end="")
+except (OSError, ValueError) as e:  # the config's own errors are ValueErrors
+    sys.exit(f"{sys.argv[1]}: {e}")
+EOF
+  ); then
+    say "printer: ${text##*$'\n'}; the kiosk's service is let reach no serial or network printer until that is fixed"
+    text=""
+  fi
+  if [ -n "$text" ]; then
+    install -d -m 0755 "$folder"
+    printf '%s\n' "$text" > "$folder/printer.conf.new"
+    chmod 0644 "$folder/printer.conf.new"
+    mv "$folder/printer.conf.new" "$folder/printer.conf"
+    say "the kiosk's service may reach the printer: $folder/printer.conf"
+  elif [ -f "$folder/printer.conf" ]; then
+    rm -f "$folder/printer.conf"
+    rmdir "$folder" 2>/dev/null || true
+    say "removed $folder/printer.conf (no serial or network printer in the config)"
+  fi
+}
+
 cmdline_file() {
   local candidate
   for candidate in "$ROOT/boot/firmware/cmdline.txt" "$ROOT/boot/cmdline.txt"; do
@@ -354,6 +390,7 @@ case "$ACTION" in
     install_venv
     install_config
     install_units
+    printer_access
     console_setup
     usb_setup
     start_services
@@ -372,7 +409,8 @@ case "$ACTION" in
       if booted; then systemctl disable --now "$unit" >/dev/null 2>&1 || true
       else systemctl_ disable "$unit" >/dev/null 2>&1 || true; fi
     done
-    rm -f "$UNITS"/clabber-*.service "$UNITS"/clabber-*.timer
+    rm -f "$UNITS"/clabber-*.service "$UNITS"/clabber-*.timer "$UNITS/clabber-kiosk.service.d/printer.conf"
+    rmdir "$UNITS/clabber-kiosk.service.d" 2>/dev/null || true  # unless the owner keeps drop-ins of their own there
     if booted; then systemctl daemon-reload || true; fi
     rm -rf "$OPT"
     if [ "$ACTION" = purge ]; then

@@ -4,7 +4,8 @@
 - ``game``: the controller's actions on the kiosk's database (new, hand, show, list, undo,
   correct, deal, export, import);
 - ``db``: check, rebuild, back up, restore, and the owner's notices; ``pin``: the owner's PIN;
-- ``serve`` and ``qr``: the result pages and their QR codes; ``kiosk``: the touchscreen.
+- ``serve`` and ``qr``: the result pages and their QR codes; ``print``: a game's receipt on the
+  receipt printer (status 3 when the printer cannot print it now); ``kiosk``: the touchscreen.
 
 Each subcommand imports only what it needs, so ``clabber score`` starts without Kivy.
 A refused record exits with status 2, prints nothing on standard output, and prints one line
@@ -612,6 +613,88 @@ def qr_command(
     except OSError as e:
         _fail([f"qr: cannot write: {e.strerror or e}"])
     click.echo(url, err=True)
+
+
+@cli.command("print")
+@db_option
+@click.argument("game_id", metavar="GAME")
+@click.option(
+    "--printer-config", metavar="FILE", help="A TOML file whose [printer] table is used instead of the config file's."
+)
+@click.option("--dummy", "dummy_out", metavar="FILE", help="Write the printer's bytes to FILE instead of printing.")
+@click.option("--image", "image_out", metavar="FILE", help="Write a picture of the receipt (PNG) instead of printing.")
+@click.option("--reprint", is_flag=True, help="Mark the receipt as a reprint, with the time it is printed.")
+@click.option("--public-url", help="Where phones reach the result pages.")
+@_refusals
+def print_command(
+    db: str | None,
+    game_id: str,
+    printer_config: str | None,
+    dummy_out: str | None,
+    image_out: str | None,
+    reprint: bool,
+    public_url: str | None,
+) -> None:
+    """Print a game's receipt: the sheet, the winner and the result's QR code (ESC/POS)."""
+    from kiosk.printer import ReceiptPrinter
+    from kiosk.receipt_escpos import receipt_bytes
+    from kiosk.share import base_url
+
+    session = _session(click.get_current_context(), db)
+    session.flags["public_url"] = public_url
+    cfg = session.config()
+    printer = _printer_settings(printer_config) if printer_config else cfg.printer
+    if not (dummy_out or image_out or printer.connection != "none"):
+        _fail(["print: no printer is set up ([printer] in the config file); --dummy FILE writes its bytes instead"])
+    state = session.table(writable=False).game(_game_id(game_id))
+    receipts = ReceiptPrinter(
+        printer,
+        base_url=base_url(cfg.public_url, cfg.serve_port),
+        bar_name=cfg.bar_name,
+        table_name=cfg.table_name,
+        state_dir=cfg.db.parent,
+    )
+    job = receipts.job(state, reprint=reprint)
+    if dummy_out or image_out:
+        from kiosk.receipt_image import receipt_image
+
+        rcpt = receipts.receipt(job)
+        try:
+            if dummy_out:
+                with open(dummy_out, "wb") as f:
+                    f.write(receipt_bytes(rcpt, printer))
+            if image_out:
+                receipt_image(rcpt, printer.dots).save(image_out, format="PNG")
+        except (OSError, ValueError) as e:
+            _fail([f"print: cannot write: {getattr(e, 'strerror', None) or e}"])
+        click.echo(f"game {state.id}: written {' and '.join(f for f in (dummy_out, image_out) if f)}")
+        return
+    outcome = receipts.print_now(job)
+    if not outcome.ok:
+        _fail([f"print: {outcome.message} (nothing is lost: run it again once the printer is ready)"], TROUBLE)
+    click.echo(f"{outcome.message} ({printer.where})")
+
+
+def _printer_settings(path: str) -> Any:
+    """The ``[printer]`` table of a TOML file, checked."""
+    import tomllib
+
+    from kiosk.printer_config import PrinterConfigError, printer_config
+
+    try:
+        with open(path, "rb") as f:
+            table = tomllib.load(f)
+    except OSError as e:
+        _fail([f"{path}: cannot read: {e.strerror or e}"])
+    except tomllib.TOMLDecodeError as e:
+        _fail([f"{path}: not valid TOML: {e}"])
+    section = table.get("printer", table)  # the file's [printer] table, or a file of printer settings only
+    try:
+        if not isinstance(section, dict):
+            raise PrinterConfigError("printer: must be a table of settings ([printer])")
+        return printer_config(section)
+    except PrinterConfigError as e:
+        _fail([f"{path}: {e}"])
 
 
 # ---- the kiosk ---------------------------------------------------------------------------------

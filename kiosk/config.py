@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kiosk.gpio_config import GpioConfig, GpioConfigError, gpio_config
+from kiosk.printer_config import PrinterConfig, PrinterConfigError, printer_config
 
 SYSTEM_CONFIG = Path("/etc/clabber/config.toml")
 
@@ -45,6 +46,8 @@ class Config:
     public_url: str = ""  # where phones reach the result pages, e.g. http://clabber-3.local:8080
     viewer_url: str = ""  # a copy of the static viewer page; default: the kiosk's own /view
     table_name: str = ""  # shown on the result pages, e.g. "Table 3"
+    bar_name: str = ""  # at the top of a printed receipt, e.g. "The Red Lion"
+    printer: PrinterConfig = field(default_factory=PrinterConfig)  # the checked [printer] table
     show_recent: bool = False  # let /recent list the table's recent games
     serve_host: str = "0.0.0.0"  # the result pages listen here (all of the Pi's addresses)
     serve_port: int = 8080
@@ -154,6 +157,7 @@ KEYS = {
     "public_url": ("CLABBER_PUBLIC_URL", _url),
     "viewer_url": ("CLABBER_VIEWER_URL", _url),
     "table_name": ("CLABBER_TABLE_NAME", _text),
+    "bar_name": (None, _text),
     "show_recent": (None, _flag),
     "serve_host": (None, _host),
     "serve_port": (None, _port),
@@ -186,11 +190,11 @@ def load_config(flags: Mapping[str, Any] | None = None, env: Mapping[str, str] |
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: not valid TOML: {e}") from None
         for key, value in table.items():
-            if key == "gpio":
-                values["gpio"] = (value, f"{path}: gpio")
+            if key in ("gpio", "printer"):
+                values[key] = (value, f"{path}: {key}")
                 continue
             if key not in KEYS:
-                raise ConfigError(f"{path}: {key}: unknown setting (known: {', '.join(KEYS)})")
+                raise ConfigError(f"{path}: {key}: unknown setting (known: {', '.join([*KEYS, 'gpio', 'printer'])})")
             values[key] = (value, f"{path}: {key}")
         config = replace(config, source=str(path))
     for key, (var, _) in KEYS.items():
@@ -208,6 +212,14 @@ def load_config(flags: Mapping[str, Any] | None = None, env: Mapping[str, str] |
         parsed["gpio"] = gpio_config(gpio_table, (flags or {}).get("gpio"))
     except GpioConfigError as e:
         where = gpio_where.rsplit(": ", 1)[0] + ": " if ": " in gpio_where else ""
+        raise ConfigError(f"{where}{e}") from None
+    printer_table, printer_where = values.pop("printer", ({}, "printer"))
+    try:
+        if not isinstance(printer_table, dict):
+            raise PrinterConfigError("printer: must be a table of settings ([printer])")
+        parsed["printer"] = printer_config(printer_table)
+    except PrinterConfigError as e:
+        where = printer_where.rsplit(": ", 1)[0] + ": " if ": " in printer_where else ""
         raise ConfigError(f"{where}{e}") from None
     for key, (value, where) in values.items():
         try:

@@ -91,9 +91,11 @@ def pi(tmp_path_factory):
     etc = root / "etc"
     etc.mkdir()
     (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000::/home/pi:/bin/bash\n")
-    (etc / "group").write_text("root:x:0:\nvideo:x:44:pi\nrender:x:105:pi\ninput:x:106:pi\ngpio:x:997:pi\npi:x:1000:\n")
+    (etc / "group").write_text(
+        "root:x:0:\nlp:x:7:\nvideo:x:44:pi\nrender:x:105:pi\ninput:x:106:pi\ngpio:x:997:pi\npi:x:1000:\n"
+    )
     (etc / "shadow").write_text("root:*:19000:0:99999:7:::\npi:*:19000:0:99999:7:::\n")
-    (etc / "gshadow").write_text("root:*::\nvideo:!::pi\nrender:!::pi\ninput:!::pi\ngpio:!::pi\npi:!::\n")
+    (etc / "gshadow").write_text("root:*::\nlp:!::\nvideo:!::pi\nrender:!::pi\ninput:!::pi\ngpio:!::pi\npi:!::\n")
     (etc / ".pwd.lock").touch()  # as the shadow tools leave it
     for folder in ("mnt", "opt", "var/lib", "usr/lib/sysusers.d"):
         (root / folder).mkdir(parents=True)
@@ -169,7 +171,7 @@ def test_the_installed_tree(pi):
     passwd = (root / "etc/passwd").read_text()
     groups = {line.split(":")[0]: line.split(":")[3].strip() for line in (root / "etc/group").read_text().splitlines()}
     assert "clabber:" in passwd and "clabber-web:" in passwd
-    assert all("clabber" in groups[g].split(",") for g in ("video", "render", "input", "gpio"))
+    assert all("clabber" in groups[g].split(",") for g in ("video", "render", "input", "gpio", "lp"))
     assert groups["clabber"] == "clabber-web"  # the web pages may read the database's folder
     assert "LABEL=CLABBER /mnt/clabber-usb" in (root / "etc/fstab").read_text()
     pip = subprocess.run([str(root / "opt/clabber/venv/bin/python"), "-m", "pip", "--version"], capture_output=True,
@@ -197,6 +199,51 @@ def test_purge_undoes_what_install_did(pi, tmp_path):
     after = {k: v for k, v in tree(root).items() if not k.endswith("-")}  # passwd- and the like: the tools' backups
     assert after == {k: v for k, v in pi["before"].items() if not k.endswith("-")}, r.stdout
     assert "removed consoleblank=0" in r.stdout and "login prompt is back on tty1" in r.stdout
+
+
+def test_a_serial_or_network_printer_is_let_in_by_a_drop_in_and_nothing_more(pi, tmp_path):
+    root = tmp_path / "pi"
+    shutil.copytree(pi["root"], root, symlinks=True)
+    config = root / "etc/clabber/config.toml"
+    dropin = root / "etc/systemd/system/clabber-kiosk.service.d/printer.conf"
+    assert not dropin.exists()  # USB printers need none: the unit allows them
+    template = config.read_text()
+
+    def with_printer(*lines: str) -> subprocess.CompletedProcess[str]:
+        text = template
+        for line in lines:
+            key = line.split(" = ")[0]
+            text = re.sub(rf"^# {key} = .*$", line, text, count=1, flags=re.M)
+        config.write_text(text)
+        r = install(root)
+        assert r.returncode == 0, r.stderr
+        return r
+
+    def checked() -> float:
+        unit = "etc/systemd/system/clabber-kiosk.service"
+        verify = subprocess.run(["systemd-analyze", "verify", f"--root={root}", unit], cwd=root, capture_output=True,
+                                text=True)  # fmt: skip
+        assert verify.returncode == 0 and verify.stdout + verify.stderr == "", verify.stdout + verify.stderr
+        r = subprocess.run(["systemd-analyze", "security", "--offline=true", f"--root={root}", "clabber-kiosk.service"],
+                           capture_output=True, text=True)  # fmt: skip
+        return float(re.search(r"Overall exposure level for \S+: (\d+\.\d+)", r.stdout).group(1))
+
+    with_printer('connection = "network"', 'host = "192.168.1.50"')
+    assert (
+        "IPAddressAllow=192.168.1.50\n" in dropin.read_text()
+        and "RestrictAddressFamilies=AF_INET\n" in dropin.read_text()
+    )
+    assert checked() <= SECURITY_LIMITS["clabber-kiosk.service"]
+    with_printer('connection = "serial"', 'device = "/dev/ttyUSB0"')
+    assert "DeviceAllow=char-ttyUSB rw\nSupplementaryGroups=dialout\n" in dropin.read_text()
+    assert "IPAddress" not in dropin.read_text() and checked() <= SECURITY_LIMITS["clabber-kiosk.service"]
+    r = with_printer('connection = "serial"')  # no port: refused, so nothing is let in
+    assert "printer.device: give the serial port" in r.stdout and not dropin.exists()
+    with_printer('connection = "serial"', 'device = "/dev/ttyAMA0"')
+    r = with_printer('connection = "usb"', 'usb = "04b8:0e28"')
+    assert not dropin.parent.exists() and f"removed {dropin}" in r.stdout
+    with_printer('connection = "serial"', 'device = "/dev/ttyAMA0"')
+    assert install(root, "--uninstall").returncode == 0 and not dropin.parent.exists()
 
 
 def test_the_config_is_kept_on_upgrade_and_uninstall_keeps_the_games(tmp_path):

@@ -58,6 +58,7 @@ class KioskRoot(FloatLayout):
     public_url = StringProperty("http://127.0.0.1:8080")  # where phones reach the result pages
     table = ObjectProperty(None)
     dim_after = NumericProperty(0)  # seconds without a touch before the screen dims; 0 never
+    receipts = ObjectProperty(None, allownone=True)  # the receipt printer (kiosk.printer.ReceiptPrinter), if any
 
     _owner_timer: Any = None
     _sync_shown = False  # in a window at least once
@@ -318,6 +319,7 @@ class KioskApp(App):
         retry_every: float = 10,
         px_per_mm: float | None = None,
         panel: tuple[int, int] = (800, 480),
+        receipts: Any = None,
         **kw: Any,
     ) -> None:
         """``table`` None: the database could not be opened (``notice`` says why); ``reopen``
@@ -337,6 +339,7 @@ class KioskApp(App):
         self.exit_action: str | None = None  # "restart" or "shutdown", chosen in the owner's menu
         self._exit_at_first_frame = exit_at_first_frame
         self.px_per_mm = px_per_mm or theme.panel_px_per_mm(*panel)
+        self.receipts = receipts
 
     def build(self) -> Any:
         theme.set_panel(self.px_per_mm)
@@ -356,6 +359,7 @@ class KioskApp(App):
         assert self.table is not None  # the score sheet starts once the database is open
         root = KioskRoot(self.table, self.notice, dim_after=self.dim_after)
         root.public_url = self.public_url
+        root.receipts = self.receipts
         return root
 
     def _reopen(self) -> str | None:
@@ -442,6 +446,8 @@ class KioskApp(App):
     def on_stop(self) -> None:
         if self.panel is not None:
             self.panel.close()
+        if self.receipts is not None:
+            self.receipts.close()  # a receipt being printed is finished first (a few seconds at most)
 
     def _first_frame(self, *_: Any) -> None:
         Window.unbind(on_flip=self._first_frame)

@@ -95,8 +95,17 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
             "no window could be opened: OpenGL is missing or not working "
             "(on Debian: sudo apt install libegl1 libgl1 libgl1-mesa-dri)"
         )
-    from kiosk.ui.app import KioskApp
+    from kiosk.printer import ReceiptPrinter
+    from kiosk.ui.app import KioskApp, post_to_main
 
+    receipts = ReceiptPrinter(
+        cfg.printer,
+        base_url=base_url(cfg.public_url, cfg.serve_port),
+        bar_name=cfg.bar_name,
+        table_name=cfg.table_name,
+        post=post_to_main,  # each outcome is told on the screen's thread
+        state_dir=cfg.db.parent,
+    )
     dim_after = int(stored("dim_after") or cfg.dim_after)
     app: Any = KioskApp(
         table,
@@ -112,6 +121,7 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
         retry_every=float(os.environ.get("CLABBER_RETRY_SECONDS", "10")),
         px_per_mm=cfg.px_per_mm or None,
         panel=(cfg.width, cfg.height),
+        receipts=receipts,
     )
     try:
         app.run()
