@@ -302,15 +302,18 @@ class ReceiptPrinter:
         """Whether every game over is printed without asking."""
         return self.configured and self.cfg.auto_print
 
-    def print_game(self, state: Any, *, reprint: bool = False, done: Done | None = None) -> PrintJob:
+    def print_game(
+        self, state: Any, *, reprint: bool = False, done: Done | None = None, url: str | None = None
+    ) -> PrintJob:
         """Queues a game's receipt (a ``GameState`` from the controller) and returns at once;
         ``done`` (else the printer's own) hears how it went, on the kiosk's main thread.
-        ``reprint``: a copy of a game printed before, marked so."""
-        job = self.job(state, reprint=reprint)
+        ``reprint``: a copy of a game printed before, marked so. ``url``: the link to print, when
+        not the kiosk's own result page (a league game's page on the league)."""
+        job = self.job(state, reprint=reprint, url=url)
         self._queue(_Queued(job, done))
         return job
 
-    def at_game_over(self, state: Any, done: Done | None = None) -> PrintJob | None:
+    def at_game_over(self, state: Any, done: Done | None = None, url: str | None = None) -> PrintJob | None:
         """The receipt printed by itself when a game ends, if the config says so (``auto_print``):
         once a game, however often its game-over screen is shown again; None when not printed."""
         if not self.auto_print or state.status not in (OVER, FINISHED):
@@ -319,13 +322,14 @@ class ReceiptPrinter:
             if state.id in self._printed_at_end:
                 return None
             self._printed_at_end.add(state.id)
-        return self.print_game(state, done=done)
+        return self.print_game(state, done=done, url=url)
 
-    def job(self, state: Any, *, reprint: bool = False) -> PrintJob:
+    def job(self, state: Any, *, reprint: bool = False, url: str | None = None) -> PrintJob:
         """A game's receipt to print, as the game is now."""
         from kiosk.share import result_url
 
-        return PrintJob(facts_of(state), result_url(self.base_url, state.token), self.clock() if reprint else None)
+        link = url or result_url(self.base_url, state.token)
+        return PrintJob(facts_of(state), link, self.clock() if reprint else None)
 
     def headings(self, job: PrintJob) -> dict[str, Any]:
         """What a receipt says beside the game: the bar, the table, the time zone, a reprint's time."""

@@ -39,6 +39,9 @@ class OverScreen(KioskScreen):
     standings_url = StringProperty("")  # the league's home page, for a league game
     showing_standings = BooleanProperty(False)
     game_url = StringProperty("")
+    can_print = BooleanProperty(False)  # a receipt printer is set up
+    print_label = StringProperty("Print")
+    print_note = StringProperty("")  # what the printer last said, in the owner's words
 
     def show(self, **options: Any) -> None:
         root = self.root_
@@ -72,6 +75,28 @@ class OverScreen(KioskScreen):
             self.game_url = result_url(root.public_url, g.token)
             self.standings_url = ""
         self.show_qr(standings=False)
+        receipts = root.receipts
+        self.can_print = bool(receipts is not None and receipts.configured)
+        self.print_label, self.print_note, self._failed = "Print", "", None
+        if self.can_print:
+            # Only when the config asks for it, once a game; the link the QR code on screen opens.
+            receipts.at_game_over(g, done=self._printed, url=self.game_url)
+
+    def print_receipt(self) -> None:
+        """Prints the game's receipt, or the one that failed again; the screen never waits for it."""
+        receipts = self.root_.receipts
+        if receipts is None or self.root_.game is None:
+            return
+        self.print_note = "Printing…"
+        if self._failed is not None:
+            receipts.retry(self._failed, done=self._printed)
+        else:
+            receipts.print_game(self.root_.game, done=self._printed, url=self.game_url)
+
+    def _printed(self, outcome: Any) -> None:
+        self.print_note = outcome.message
+        self._failed = None if outcome.ok else outcome.job
+        self.print_label = "Print" if outcome.ok else "Print again"
 
     def show_qr(self, standings: bool) -> None:
         """The QR code of the game's result, or of the league's standings."""
@@ -82,6 +107,8 @@ class OverScreen(KioskScreen):
             self.qr_text = url
         else:  # the league's addresses are long: say what the code opens
             self.qr_text = "standings" if self.showing_standings else "this game"
+
+    _failed: Any = None  # the receipt that did not print, for a retry
 
     def new_game(self) -> None:
         """Straight to the new game's names: the table has just finished one."""

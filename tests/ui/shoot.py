@@ -123,7 +123,24 @@ def every_screen(kiosk, size, shoot):
     while kiosk.root.manager.current != "over":
         quick_hand(kiosk, "N", "S", "162", team="NS")
     shoot("15-game-over")
+    printing(kiosk, shoot)
     league_night(kiosk, shoot)
+
+
+def printing(kiosk, shoot):
+    """Game over with a receipt printer set up, after a print found the roll empty."""
+    from kiosk.printer import ReceiptPrinter
+    from kiosk.printer_config import printer_config
+    from tests.ui.test_print import USB, Roll, wait_for
+
+    roll = Roll()
+    kiosk.root.receipts = ReceiptPrinter(printer_config(USB), base_url="http://kiosk.local", opener=lambda _c: roll)
+    kiosk.root.show("over")
+    kiosk.tap("print")
+    wait_for(kiosk, lambda: kiosk.text("print") == "Print again")
+    shoot("15-game-over-printer-empty")
+    kiosk.root.receipts.close()
+    kiosk.root.receipts = None
 
 
 def league_night(kiosk, shoot):
