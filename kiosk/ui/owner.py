@@ -29,7 +29,9 @@ LEAGUE_EVERY = 2.0  # seconds between two looks at the sync while the league's s
 class OwnerScreen(KioskScreen):
     """PIN first; then the menu."""
 
-    step = StringProperty("pin")  # pin, menu, correct, settings, league, join, leave
+    step = StringProperty("pin")  # pin, menu, correct, settings, reprint, league, join, leave
+    recent = ListProperty([])  # "id|label" of the recent games to print again
+    printed = StringProperty("")  # what the printer last said about a reprint
     pin = StringProperty("")
     notes = StringProperty("")
     message = StringProperty("")
@@ -155,6 +157,43 @@ class OwnerScreen(KioskScreen):
 
     def settings(self) -> None:
         self.step = "settings"
+
+    # ---- receipts -------------------------------------------------------------------------------------
+
+    def reprint(self) -> None:
+        """The recent games, newest first, to print again."""
+        receipts = self.root_.receipts
+        if receipts is None or not receipts.configured:
+            self.notes = "No receipt printer is set up (the config's [printer] section)."
+            return
+        games = [g for g in self.root_.table.games(limit=6) if g.get("hands")][:6]
+        if not games:
+            self.notes = "No game with a hand on the sheet to print."
+            return
+        self.recent = [
+            f"{g['id']}|#{g['id']} {g['team_ns']} {g['total_ns']} – {g['total_ew']} {g['team_ew']}" for g in games
+        ]
+        self.printed = ""
+        self.step = "reprint"
+
+    def fill_recent(self, grid: Any) -> None:
+        from kiosk.ui.widgets import Big
+
+        grid.clear_widgets()
+        for entry in self.recent:
+            game, text = entry.split("|", 1)
+            b = Big(text=text)
+            b.bind(on_release=lambda _b, n=int(game): self.reprint_game(n))
+            grid.add_widget(b)
+            self.ids[f"reprint_{game}"] = b
+
+    def reprint_game(self, game: int) -> None:
+        receipts = self.root_.receipts
+        self.printed = f"Printing game {game}…"
+        receipts.print_game(self.root_.table.game(game), reprint=True, done=self._reprinted)
+
+    def _reprinted(self, outcome: Any) -> None:
+        self.printed = outcome.message
 
     def set_setting(self, key: str, value: str) -> None:
         """Stores the owner's choice and applies it at once."""

@@ -67,3 +67,27 @@ def test_print_then_retry_after_an_empty_roll(kiosk):
 def test_without_a_printer_there_is_no_print_button(kiosk):
     _to_game_over(kiosk)
     assert kiosk.widget("print").opacity == 0 and kiosk.widget("print").disabled
+
+
+def test_the_owner_prints_a_recent_game_again_marked_as_a_reprint(kiosk):
+    from tests.ui.test_owner import PIN, type_pin
+
+    roll = Roll()
+    roll.papers = [2]
+    kiosk.root.receipts = ReceiptPrinter(printer_config(USB), base_url="http://kiosk.local", opener=lambda _c: roll)
+    kiosk.table.set_pin(PIN)
+    _to_game_over(kiosk)
+    first = kiosk.root.game_id
+    kiosk.tap("new_game")
+    start_game(kiosk, "Aces", "Kings")
+    quick_hand(kiosk, "E", "H", "70", team="NS")
+    kiosk.tap("owner")
+    type_pin(kiosk, PIN)
+    kiosk.tap("reprint")
+    assert kiosk.screen.step == "reprint"
+    kiosk.tap(f"reprint_{first}")
+    wait_for(kiosk, lambda: "printed" in kiosk.text("printed"))
+    printed = read(roll.output, dummy(printer_config(USB)).profile.get_code_pages())
+    text = "\n".join(printed.lines)
+    assert "REPRINT" in text and "Ruminers" in text and "Mackeys" in text
+    kiosk.root.receipts.close()
