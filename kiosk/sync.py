@@ -24,7 +24,7 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -375,16 +375,14 @@ class Sync:
                     return True
                 # The league takes a push whole or not at all: each game alone finds the one it refuses.
                 return any([self.push(store, link, [g]) for g in games])
-            if e.status == 413:  # too big for the league: smaller pushes, down to one event
+            if e.status == 413:  # too big for the league: smaller pushes from now on, down to one event
                 if self.most_events > 1:
                     self.most_events = max(1, self.most_events // 2)
                     return True
                 outbox.hold(store, games[0].game, REFUSED.format(why=e.why))
                 return True
             raise
-        progress = self.take(store, games, answer)
-        self.most_events = min(self.pace.most_events, self.most_events * 2)
-        return progress
+        return self.take(store, games, answer)
 
     def take(self, store: Store, games: list[outbox.OutgoingGame], answer: dict[str, Any]) -> bool:
         """Acts on the league's answer to a push, game by game; nothing of a malformed answer is believed."""
@@ -443,8 +441,23 @@ def _answers(answer: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return out
 
 
-def run_until_stopped(path: Path, pace: Pace | None = None) -> None:
-    """The worker in this process until SIGTERM or SIGINT (then it stops between pushes)."""
+def kiosk_database(flag: str | None, env: Mapping[str, str] | None = None) -> tuple[Path | None, str | None]:
+    """The kiosk's database as ``clabber kiosk`` finds it (the flag, $CLABBER_DB, the config file, the
+    user's data folder), and why the config file cannot be used, if it cannot: the flag or $CLABBER_DB
+    then still tell where the database is."""
+    from kiosk.config import ConfigError, load_config
+
+    env = os.environ if env is None else env
+    try:
+        return load_config({"db": flag}, env).db, None
+    except ConfigError as e:
+        given = flag or env.get("CLABBER_DB")
+        return (Path(given).expanduser() if given else None), str(e)
+
+
+def run_until_stopped(flag: str | None, pace: Pace | None = None) -> None:
+    """The worker in this process until SIGTERM or SIGINT (then it stops between pushes). A config
+    that cannot be used is said and read again every minute, never a crash."""
     stop = threading.Event()
 
     def stopping(signum: int, _frame: Any) -> None:
@@ -452,4 +465,13 @@ def run_until_stopped(path: Path, pace: Pace | None = None) -> None:
 
     signal.signal(signal.SIGTERM, stopping)
     signal.signal(signal.SIGINT, stopping)
-    Sync(path, pace).run(stop)
+    said = None
+    while not stop.is_set():
+        path, why = kiosk_database(flag)
+        if why is not None and why != said:
+            log.warning("sync: %s%s", why, "" if path else "; reading it again every minute")
+            said = why
+        if path is not None:
+            Sync(path, pace).run(stop)
+            return
+        stop.wait(60)
