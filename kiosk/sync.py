@@ -187,8 +187,7 @@ class Sync:
             self.most_events = self.pace.most_events
         now = self.clock()
         if now < self.not_before:
-            self.refresh(store)
-            return self.not_before - now
+            return min(self.not_before - now, self.refresh(store))
         try:
             if now >= self.tonight_due:
                 self.fetch(store, link)
@@ -231,7 +230,7 @@ class Sync:
         """An unexpected failure: said in the journal and, when the store can take it, in the state."""
         log.error("sync: %s; trying again in %.0f s", why, wait)
         log.debug("sync: the failure in full", exc_info=True)
-        self.not_before = self.clock() + wait
+        self.not_before = max(self.not_before, self.clock() + wait)
         if self.store is not None:
             try:
                 self.note(self.written["state"] if self.written else UNREACHABLE, why, _later(wait))
@@ -325,12 +324,16 @@ class Sync:
         self.written = new
         self.refreshed = self.clock()
 
-    def refresh(self, store: Store) -> None:
-        """While waiting: the queued count kept current on the owner screen, at most every few seconds."""
-        if self.written is None or self.clock() - self.refreshed < self.pace.refresh:
-            return
-        if outbox.queued(store) != self.written["queued"]:
-            self.note(self.written["state"], self.written["error"], self.written["next_try"])
+    def refresh(self, store: Store) -> float:
+        """While waiting: the queued count kept current on the owner screen, at most every few seconds.
+        Returns the seconds until it should be looked at again (a change came too soon after the last)."""
+        if self.written is None or outbox.queued(store) == self.written["queued"]:
+            return float("inf")
+        early = self.pace.refresh - (self.clock() - self.refreshed)
+        if early > 0:
+            return early
+        self.note(self.written["state"], self.written["error"], self.written["next_try"])
+        return float("inf")
 
     # ---- the league --------------------------------------------------------------------------------
 

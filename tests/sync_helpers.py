@@ -53,6 +53,8 @@ class Kiosk:
     """A table's kiosk joined to the league: its controller over its own store, playing league games
     for one meeting with random quick hands (a new game when one is over)."""
 
+    id: int = 0  # the league's id of this kiosk, once joined
+
     def __init__(self, path: Path, meeting: dict[str, Any], names: tuple[str, str], seed: int = 1) -> None:
         self.path = path
         self.table: Table = open_table(path)
