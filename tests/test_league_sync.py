@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kiosk import outbox
+from kiosk import league_link, outbox
 from kiosk.store import now_utc
 from kiosk.sync import Pace
 from league.api import create_app
@@ -90,6 +90,8 @@ def test_the_worker_delivers_league_games_once_and_friendly_games_never(league, 
     assert tonight["venue"]["id"] == here and tonight["fetched_at"] <= now_utc()
 
     # The game-over QR's link: the league's game once it is one; on its way until then.
+    assert league_link.game_url(kiosk.store, finished) == f"{league['url']}/k/{kiosk_id}/{finished}"
+    assert league_link.game_url(kiosk.store, friendly.id) is None
     api = league["server"].api
     with league["store"].read() as r:
         [g] = r.games(league["meeting_at"][here])
