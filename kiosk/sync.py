@@ -409,7 +409,7 @@ class Sync:
                 # A gap at the league: it holds up to resend_from - 1; the rest goes again, in order.
                 outbox.acknowledge(store, g.game, min(a["resend_from"] - 1, last))
                 outbox.resend_from(store, g.game, a["resend_from"])
-                progress = True
+                progress = progress or a["resend_from"] < first  # asked for the very events sent: no headway
                 continue
             # The league holds every event of the game up to ``acked``; never more than this kiosk has
             # (more would be another history of this game number, found when its next event goes).

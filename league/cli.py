@@ -59,7 +59,8 @@ def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
 @click.option("--db", metavar="URL", envvar="CLABBER_LEAGUE_DB", help="A SQLite file or postgresql://… URL.")
 @click.pass_context
 def league(ctx: click.Context, db: str | None) -> None:
-    """The league: seasons, teams, venues, the schedule and the standings."""
+    """The league: seasons, teams, venues, the schedule and the standings; and this kiosk in a league
+    (join, status, leave, sync: on the kiosk's own database, --kiosk-db)."""
     ctx.obj = db
 
 

@@ -106,6 +106,7 @@ def at_league(league: dict[str, Any], kiosk: Kiosk) -> int:
 # ---- the league killed in the middle of a batch ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_league_killed_in_the_middle_of_a_batch_then_restarted_every_event_arrives_once(league, kiosk):
     kiosk.play(1200)  # a backlog: pushes of 200 events follow each other
     total = kiosk.events()
@@ -319,6 +320,7 @@ def _read_request(conn: socket.socket) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_deliveries_dropped_repeated_delayed_reordered_and_cut_are_stored_once_in_order(league, tmp_path):
     here = league["venues"][0]
     proxy = LossyProxy(league["server"].port, seed=2026)
