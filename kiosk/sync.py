@@ -119,6 +119,8 @@ class Sync:
         self.quarantined = 0
         self.rulings_missing = False
         self.store_trouble: str | None = None
+        self.trouble_said: str | None = None  # the last unexpected failure said in the journal
+        self.said: tuple[str, str | None] | None = None  # the last state and error said in the journal
 
     # ---- the loop ----------------------------------------------------------------------------------
 
@@ -128,6 +130,7 @@ class Sync:
         while not stop.is_set():
             try:
                 wait = self.step()
+                self.trouble_said = None
             except Exception as e:  # never ends the worker: said, then tried again after a pause
                 wait = self.backoff.wait()
                 self.trouble(f"{type(e).__name__}: {e}", wait)
@@ -227,13 +230,16 @@ class Sync:
         return wait
 
     def trouble(self, why: str, wait: float) -> None:
-        """An unexpected failure: said in the journal and, when the store can take it, in the state."""
-        log.error("sync: %s; trying again in %.0f s", why, wait)
-        log.debug("sync: the failure in full", exc_info=True)
+        """An unexpected failure: said in the journal (once while it lasts) and, when the store can take
+        it, in the state."""
+        if why != self.trouble_said:
+            log.error("sync: %s; trying again within %g s", why, self.pace.longest)
+            log.debug("sync: the failure in full", exc_info=True)
+        self.trouble_said = why
         self.not_before = max(self.not_before, self.clock() + wait)
         if self.store is not None:
             try:
-                self.note(self.written["state"] if self.written else UNREACHABLE, why, _later(wait))
+                self.note(self.written["state"] if self.written else WAITING, why, _later(wait))
             except Exception:  # the store itself is the trouble: the journal has the words
                 self.close()
 
@@ -316,10 +322,10 @@ class Sync:
         }
         if new == self.written:
             return
-        old = self.written or {}
-        if (old.get("state"), old.get("error")) != (state, error):
+        if self.said != (state, error):
             level = logging.INFO if state in (CONNECTED, NOT_JOINED) else logging.WARNING
             log.log(level, "sync: %s%s", state, f": {error}" if error else "")
+            self.said = (state, error)
         outbox.set_sync_state(store, {**new, "at": now_utc()})
         self.written = new
         self.refreshed = self.clock()

@@ -478,3 +478,27 @@ def test_a_push_that_diverges_stores_nothing_after_it(api):
     assert got["resend_from"] is None
     after = snapshot(api["store"])
     assert {k: v for k, v in after.items() if k != "kiosk_divergences"} == before
+
+
+def test_a_store_locked_by_another_program_is_said_once_and_waited_out(tmp_path, caplog):
+    import sqlite3
+    import time
+
+    with FalseLeague([_all_acked]) as league:
+        kiosk = _joined_to(tmp_path / "kiosk.db", league.url)
+        kiosk.play(5)
+        other = sqlite3.connect(kiosk.path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # a program holding the write lock (a copy, an sqlite3 shell)
+        with caplog.at_level("INFO", logger="clabber.sync"), worker(kiosk.path):
+            wait_until(lambda: any("busy" in r.getMessage() for r in caplog.records), 20, "the lock said")
+            time.sleep(6)  # more tries meanwhile, each waiting out the store's 5 s busy timeout
+            other.execute("ROLLBACK")
+            other.close()
+            wait_until(lambda: delivered(kiosk), 20, "delivered once the lock is gone")
+        said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+        assert said == [
+            "sync: StoreError: the database is busy in another program: nothing was saved; try again;"
+            " trying again within 0.5 s"
+        ]
+        assert caplog.records[-1].getMessage() == "sync: stopped"  # it never crashed on the way
+        kiosk.close()
