@@ -240,8 +240,8 @@ install_units() {
   for unit in "$SRC"/systemd/*.service "$SRC"/systemd/*.timer; do
     install -m 0644 "$unit" "$UNITS/$(basename "$unit")"
   done
-  systemctl_ enable clabber-kiosk.service clabber-web.service clabber-backup.timer >/dev/null 2>&1
-  say "services enabled: clabber-kiosk, clabber-web, clabber-backup.timer"
+  systemctl_ enable clabber-kiosk.service clabber-web.service clabber-sync.service clabber-backup.timer >/dev/null 2>&1
+  say "services enabled: clabber-kiosk, clabber-web, clabber-sync, clabber-backup.timer"
 }
 
 printer_access() {
@@ -329,7 +329,7 @@ start_services() {
     return 0
   fi
   systemctl daemon-reload
-  systemctl restart clabber-kiosk.service clabber-web.service
+  systemctl restart clabber-kiosk.service clabber-web.service clabber-sync.service
   systemctl start clabber-backup.timer
 }
 
@@ -405,7 +405,7 @@ case "$ACTION" in
     say "now running $previous"
     ;;
   uninstall|purge)
-    for unit in clabber-kiosk.service clabber-web.service clabber-backup.timer; do
+    for unit in clabber-kiosk.service clabber-web.service clabber-sync.service clabber-backup.timer; do
       if booted; then systemctl disable --now "$unit" >/dev/null 2>&1 || true
       else systemctl_ disable "$unit" >/dev/null 2>&1 || true; fi
     done

@@ -3,6 +3,7 @@ Standard library only: nothing more to install on a Pi for it."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import ssl
 import urllib.error
@@ -15,7 +16,13 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 class Unreachable(Exception):
-    """The league could not be asked or did not answer (the network, a timeout, a proxy's error page)."""
+    """The league could not be asked or did not answer (the network, a timeout, a proxy's error page);
+    ``status`` when something answered with a server error (5xx), ``retry_after`` when it said when."""
+
+    def __init__(self, why: str, status: int | None = None, retry_after: int | None = None) -> None:
+        super().__init__(why)
+        self.status = status
+        self.retry_after = retry_after
 
 
 class Refused(Exception):
@@ -59,14 +66,22 @@ def call(
         with urllib.request.urlopen(request, timeout=timeout) as r:
             return _json(r.read(MOST_ANSWER + 1), url)
     except urllib.error.HTTPError as e:
-        answer = e.read(MOST_ANSWER + 1)
+        try:
+            answer = e.read(MOST_ANSWER + 1)
+        except (OSError, http.client.HTTPException):  # the refusal's words were cut short
+            answer = b""
+        retry = e.headers.get("Retry-After", "")
+        wait = int(retry) if retry.isdigit() and len(retry) < 10 else None
         if 400 <= e.code < 500:
             why = _error(answer) or f"the league refused the request ({e.code})"
-            retry = e.headers.get("Retry-After", "")
-            raise Refused(e.code, why, int(retry) if retry.isdigit() else None) from None
-        raise Unreachable(f"the league answered {e.code}: {_error(answer) or 'try again later'}") from None
+            raise Refused(e.code, why, wait) from None
+        why = f"the league answered {e.code}: {_error(answer) or 'try again later'}"
+        raise Unreachable(why, e.code, wait) from None
     except (urllib.error.URLError, TimeoutError, ConnectionError, ssl.SSLError, OSError) as e:
         reason = getattr(e, "reason", e)
+        raise Unreachable(f"cannot reach the league at {url}: {reason}") from None
+    except http.client.HTTPException as e:  # an answer cut short or not HTTP (the server died mid-answer)
+        reason = f"{type(e).__name__} {e}".strip()
         raise Unreachable(f"cannot reach the league at {url}: {reason}") from None
 
 

@@ -99,3 +99,13 @@ def status(store: Store) -> dict[str, Any]:
         "held": outbox.held(store),
         "sync": outbox.sync_state(store),
     }
+
+
+def game_url(store: Store, game: int) -> str | None:
+    """Where the game-over QR code of a league game points: the league's ``/k/{kiosk}/{game}``, which
+    leads to the league's page of the game once it has arrived there and says it is on its way until
+    then. None for a friendly game, or when the kiosk is not in a league."""
+    joined = outbox.link(store)
+    if joined is None or outbox.league_game(store, game) is None:
+        return None
+    return f"{joined['url']}/k/{int(joined['kiosk'])}/{int(game)}"

@@ -37,8 +37,14 @@ def link(store: Store) -> dict[str, Any] | None:
     return json.loads(text) if text else None
 
 
+def _put(store: Store, key: str, value: Any) -> None:
+    """Writes a setting in a transaction that takes the write lock first (BEGIN IMMEDIATE): the kiosk and
+    the sync worker write the same file, and a read-then-write transaction would be refused at once."""
+    store.update_setting(key, lambda _old: json.dumps(value, ensure_ascii=False))
+
+
 def set_link(store: Store, joined: dict[str, Any]) -> None:
-    store.set_setting(LINK_KEY, json.dumps(joined, ensure_ascii=False))
+    _put(store, LINK_KEY, joined)
 
 
 def forget_link(store: Store) -> None:
@@ -138,7 +144,7 @@ def sync_state(store: Store) -> dict[str, Any]:
 
 
 def set_sync_state(store: Store, state: dict[str, Any]) -> None:
-    store.set_setting(SYNC_KEY, json.dumps(state, ensure_ascii=False))
+    _put(store, SYNC_KEY, state)
 
 
 def tonight(store: Store) -> dict[str, Any] | None:
@@ -148,7 +154,7 @@ def tonight(store: Store) -> dict[str, Any] | None:
 
 
 def set_tonight(store: Store, answer: dict[str, Any]) -> None:
-    store.set_setting(TONIGHT_KEY, json.dumps(answer, ensure_ascii=False))
+    _put(store, TONIGHT_KEY, answer)
 
 
 def rulings(store: Store) -> dict[str, Any]:
@@ -157,4 +163,4 @@ def rulings(store: Store) -> dict[str, Any]:
 
 
 def set_rulings(store: Store, by_game: dict[str, Any]) -> None:
-    store.set_setting(RULINGS_KEY, json.dumps(by_game, ensure_ascii=False))
+    _put(store, RULINGS_KEY, by_game)

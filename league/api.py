@@ -4,6 +4,7 @@ POST /api/v1/enrol    {"code"}                       -> {"kiosk", "key", "venue"
                       (after 10 wrong codes in a minute: 429 with Retry-After, the code not even read)
 POST /api/v1/push     Bearer key, {"games": [...]}   -> {"games": [{"game", "acked", "resend_from", ...}]}
 GET  /api/v1/tonight  Bearer key [?date=YYYY-MM-DD]  -> {"date", "venue", "table", "meetings": [...]}
+GET  /api/v1/rulings  Bearer key                     -> {"rulings": [{"game", "outcome", "winner", "reason", ...}]}
 
 Every refusal is JSON ``{"error": "where and why"}`` with its status, and writes nothing.
 """
@@ -108,11 +109,19 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
 
         return await answer(request, work)
 
+    async def rulings(request: Request) -> JSONResponse:
+        async def work(request: Request) -> Any:
+            kiosk = await run_in_threadpool(kiosks.kiosk_for_key, _key(request))
+            return await run_in_threadpool(kiosks.rulings, kiosk)
+
+        return await answer(request, work)
+
     app = Starlette(
         routes=[
             Route("/api/v1/enrol", enrol, methods=["POST"]),
             Route("/api/v1/push", push, methods=["POST"]),
             Route("/api/v1/tonight", tonight, methods=["GET"]),
+            Route("/api/v1/rulings", rulings, methods=["GET"]),
         ]
     )
     return Hardened(app, PLAIN_CSP)

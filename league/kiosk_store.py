@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from league.store import meetings, metadata, rounds
+from league.store import games, meetings, metadata, rounds
 
 enrol_codes = sa.Table(
     "enrol_codes",
@@ -212,6 +212,29 @@ def quarantine(conn: Connection) -> list[dict[str, Any]]:
         .where(kiosk_events.c.quarantined.is_not(None))
         .order_by(kiosk_events.c.kiosk_id, kiosk_events.c.game, kiosk_events.c.seq),
     )
+
+
+def rulings_of(conn: Connection, kiosk_id: int) -> list[dict[str, Any]]:
+    """The organiser's rulings on a kiosk's games (those that became league games), by its game number."""
+    q = (
+        sa.select(
+            kiosk_games.c.game,
+            kiosk_games.c.ns_team,
+            games.c.id.label("league_game"),
+            games.c.outcome,
+            games.c.points_a,
+            games.c.points_b,
+            games.c.ruled_reason,
+            meetings.c.id.label("meeting"),
+            meetings.c.team_a,
+            meetings.c.team_b,
+        )
+        .join(games, games.c.id == kiosk_games.c.league_game)
+        .join(meetings, meetings.c.id == games.c.meeting_id)
+        .where(kiosk_games.c.kiosk_id == kiosk_id, games.c.ruled_reason.is_not(None))
+        .order_by(kiosk_games.c.game)
+    )
+    return _rows(conn, q)
 
 
 def meetings_on(conn: Connection, venue: int, date: str) -> list[dict[str, Any]]:

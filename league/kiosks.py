@@ -188,6 +188,32 @@ class Kiosks:
                 answers.append(self._push_game(w, kiosk, pushed, now))
         return {"games": answers}
 
+    def rulings(self, kiosk: dict[str, Any]) -> dict[str, Any]:
+        """The organiser's rulings on this kiosk's games, by the kiosk's own game number, with the
+        result in the table's terms (the winner as NS or EW, the points by seat) where its sides are known."""
+        with self.store.read() as r:
+            rows = ks.rulings_of(r.conn, kiosk["id"])
+        out = []
+        for x in rows:
+            ruling: dict[str, Any] = {
+                "game": x["game"],
+                "league_game": x["league_game"],
+                "meeting": x["meeting"],
+                "outcome": x["outcome"],
+                "points": {"a": x["points_a"], "b": x["points_b"]},
+                "reason": x["ruled_reason"],
+                "winner": None,
+                "score": None,
+            }
+            if x["ns_team"] is not None:
+                ns_is_a = x["ns_team"] == x["team_a"]
+                seat = {A: "NS" if ns_is_a else "EW", B: "EW" if ns_is_a else "NS", TIE: "tie"}
+                ruling["winner"] = seat.get(x["outcome"])
+                ns, ew = (x["points_a"], x["points_b"]) if ns_is_a else (x["points_b"], x["points_a"])
+                ruling["score"] = {"NS": ns, "EW": ew}
+            out.append(ruling)
+        return {"rulings": out}
+
     def flags(self) -> dict[str, list[dict[str, Any]]]:
         """What needs the organiser besides the quarantine: kiosk games whose result is not in the
         standings by itself (and why), and re-deliveries that differ from what the league holds."""
@@ -222,6 +248,8 @@ class Kiosks:
                     ks.add_divergence(w.conn, kiosk["id"], game, e.seq, text, digest(text), now)
                     diverged.append(e.seq)
                 continue
+            if diverged:
+                break  # another history of this game number: nothing of it is added to the one held
             if e.seq > expected:
                 resend = expected  # a gap: nothing after it is stored until the missing ones come
                 break

@@ -17,10 +17,11 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from kiosk.web.headers import Hardened, content_security_policy
+from league import kiosk_store as ks
 from league.game_page import game_view
 from league.organiser import Organiser
 from league.season import read_settings
@@ -29,6 +30,11 @@ from league.store import Reader, Store
 TEMPLATES = Path(__file__).with_name("templates")
 PAGE_CACHE = b"no-cache"  # results change on league nights: ask again each time
 RANKING = {"games_won": "games won (a tie counts half)", "game_points": "game points"}
+ON_ITS_WAY = (
+    "This game is on its way to the league: the table sends it as soon as its network lets it. "
+    "Open this page again in a minute."
+)
+NOT_ENDED = "Its result shows here once the table has ended it."
 TIE_BREAKER = {"game_points": "game points", "point_difference": "point difference", "head_to_head": "head to head"}
 
 environment = Environment(
@@ -209,6 +215,25 @@ class Pages:
             return not_found(request, "such game")
         return render(request, "game.html", g=view)
 
+    def kiosk_game(self, request: Request) -> Response:
+        """Where a kiosk's game-over QR code leads: the league's page of the game once it is a league
+        game; until then a page saying it is on its way (the table sends it when the network lets it)."""
+        kiosk, game = _int(request, "kiosk"), _int(request, "game")
+        if kiosk is None or game is None:
+            return not_found(request, "such kiosk game")
+        with self.store.read() as r:
+            known = ks.kiosk(r.conn, kiosk)
+            bound = ks.bound_game(r.conn, kiosk, game) if known is not None else None
+        if known is None:
+            return not_found(request, "such kiosk game")
+        if bound is not None and bound["league_game"] is not None:
+            return RedirectResponse(f"/games/{bound['league_game']}", 303, headers={"cache-control": "no-cache"})
+        if bound is None:
+            heading, message = "On its way", ON_ITS_WAY
+        else:
+            heading, message = "At the league", f"This game has reached the league. {bound['note'] or NOT_ENDED}"
+        return render(request, "message.html", heading=heading, message=message, back="/")
+
     def routes(self) -> list[Route]:
         return [
             Route("/", self.index),
@@ -217,6 +242,7 @@ class Pages:
             Route("/divisions/{division}/playoffs", self.playoffs),
             Route("/teams/{team}", self.team),
             Route("/games/{game}", self.game),
+            Route("/k/{kiosk}/{game}", self.kiosk_game),
         ]
 
 

@@ -16,15 +16,15 @@ from tests.store_helpers import QUICK_HANDS, open_table
 NIGHT = "2026-01-06"
 
 
-def league_with_schedule(store: Store) -> dict[str, Any]:
-    """4 teams, 2 venues of 2 tables: the first round has one meeting at each venue on NIGHT."""
+def league_with_schedule(store: Store, night: str = NIGHT) -> dict[str, Any]:
+    """4 teams, 2 venues of 2 tables: the first round has one meeting at each venue on ``night``."""
     org = Organiser(store)
     league = org.create_league("Evansville Clabber League")
     _season, division = org.create_season(league, "Winter 2026")
     for i in range(1, 5):
         org.add_team(division, f"Team {i}", [f"P{i}a", f"P{i}b"], [f"S{i}"] if i == 1 else [])
     venues = [org.add_venue(league, f"Bar {i}", tables=2) for i in (1, 2)]
-    org.make_schedule(division, NIGHT)
+    org.make_schedule(division, night)
     with store.read() as r:
         first = [m for m in r.meetings(division) if m["round"] == 1 and m["team_b"] is not None]
         names = {t["id"]: t["name"] for t in r.teams(division)}

@@ -27,6 +27,7 @@ SCRIPTS = [
 SECURITY_LIMITS = {
     "clabber-web.service": 2.0,
     "clabber-league.service": 2.0,
+    "clabber-sync.service": 2.0,
     "clabber-kiosk.service": 4.0,
     "clabber-backup.service": 4.0,
 }
@@ -157,6 +158,7 @@ def test_the_installed_tree(pi):
     for unit in (
         "multi-user.target.wants/clabber-kiosk.service",
         "multi-user.target.wants/clabber-web.service",
+        "multi-user.target.wants/clabber-sync.service",
         "timers.target.wants/clabber-backup.timer",
     ):
         assert (root / "etc/systemd/system" / unit).is_symlink(), unit
@@ -450,3 +452,15 @@ def test_the_kiosk_tells_systemd_it_is_ready(tmp_path):
     assert r.returncode == 0, r.stderr[-1500:]
     assert server.recv(64) == b"READY=1"
     server.close()
+
+
+def test_the_sync_worker_writes_only_the_kiosks_folder_has_no_devices_and_reaches_only_the_network():
+    """clabber-sync runs as the kiosk's user beside it: the kiosk's state folder is all it may write."""
+    unit = dict(
+        line.split("=", 1) for line in (ROOT / "systemd/clabber-sync.service").read_text().splitlines() if "=" in line
+    )
+    assert unit["User"] == "clabber" and unit["StateDirectory"] == "clabber" and unit["ProtectSystem"] == "strict"
+    assert "ReadWritePaths" not in unit and unit["ProtectHome"] == "yes"
+    assert unit["PrivateDevices"] == "yes" and unit["DevicePolicy"] == "closed"
+    assert set(unit["RestrictAddressFamilies"].split()) == {"AF_INET", "AF_INET6", "AF_UNIX"}
+    assert unit["ExecStart"] == "/opt/clabber/venv/bin/clabber league sync"
