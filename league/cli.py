@@ -18,6 +18,10 @@ from league.season import LeagueRefused
 USAGE_ERROR, TROUBLE = 2, 3
 
 
+def _rounds(n: int) -> str:
+    return "1 round" if n == 1 else f"{n} rounds"
+
+
 def _fail(line: str, code: int = USAGE_ERROR) -> NoReturn:
     click.echo(terminal_safe(line), err=True)
     sys.exit(code)
@@ -154,7 +158,7 @@ def venue_add(org: Any, league_id: int, name: str, tables: int) -> None:
 def schedule(org: Any, division_id: int, start: str | None, every: int, double: bool, as_json: bool) -> None:
     """Make a division's schedule (with --start), or show it."""
     if start is not None:
-        click.echo(f"{org.make_schedule(division_id, start, every, double)} rounds")
+        click.echo(_rounds(org.make_schedule(division_id, start, every, double)))
         return
     with org.store.read() as r:
         if r.division(division_id) is None:
@@ -258,7 +262,7 @@ def standings(org: Any, division_id: int, as_json: bool) -> None:
 @_refusals
 def playoffs(org: Any, division_id: int, teams: int, start: str, every: int, anyway: bool) -> None:
     """Make a division's playoffs: a single-elimination bracket seeded from the standings."""
-    click.echo(f"{org.make_playoffs(division_id, teams, start, every, anyway=anyway)} rounds")
+    click.echo(_rounds(org.make_playoffs(division_id, teams, start, every, anyway=anyway)))
 
 
 def _side(side: dict[str, Any]) -> str:

@@ -50,7 +50,11 @@ def test_the_engine_example_holds():
 @pytest.mark.parametrize("steps", console_blocks(), ids=lambda steps: steps[0][0][:40])
 def test_the_command_line_examples_print_what_the_readme_shows(steps, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
-    env = {"CLABBER_DB": str(tmp_path / "clabber.db"), "CLABBER_CONFIG": str(tmp_path / "none.toml")}
+    env = {
+        "CLABBER_DB": str(tmp_path / "clabber.db"),
+        "CLABBER_CONFIG": str(tmp_path / "none.toml"),
+        "CLABBER_LEAGUE_DB": str(tmp_path / "league.db"),
+    }
     (tmp_path / "none.toml").write_text("")
     for command, expected in steps:
         status, printed = run(command, env)
