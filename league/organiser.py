@@ -13,7 +13,7 @@ from league import events as ev
 from league import store as st
 from league.schedule import make_schedule
 from league.season import LeagueRefused, SeasonSettings, read_settings
-from league.standings import TIE, A, B, Line, Result, standings
+from league.standings import TIE, A, B, Line, Result, rank
 from league.store import Reader, Store
 
 MOST_NAME = 200
@@ -231,18 +231,23 @@ class Organiser:
             w.append(ev.GAME_RULED, {"game": game, "outcome": outcome, "points_a": pa, "points_b": pb, "reason": why})
 
     def standings(self, division: int) -> list[Line]:
+        """The division's table: each team's totals as the store keeps them (one row a team, however
+        many games), ranked here; the games between teams still level are read only when
+        head-to-head must split them."""
         with self.store.read() as r:
             settings = self._settings_of_division(r, division)
-            names = {t["id"]: t["name"] for t in r.teams(division)}
-            results = [
-                Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
-                for g in r.division_games(division)
-            ]
-            for m in r.meetings(division):
-                if m["forfeit_team"] is not None:
+            totals = {x.pop("team_id"): x for x in r.standing_totals(division)}
+            lines = {t["id"]: Line(t["id"], t["name"], **totals.get(t["id"], {})) for t in r.teams(division)}
+
+            def among(group: Sequence[int]) -> list[Result]:
+                played, forfeited = r.results_among(division, group)
+                results = [Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"]) for g in played]
+                for m in forfeited:
                     won = B if m["forfeit_team"] == m["team_a"] else A
                     results += [Result(m["team_a"], m["team_b"], 0, 0, won)] * settings.games_per_meeting
-        return standings(names, results, settings.ranking, settings.tie_breakers)
+                return results
+
+            return rank(lines, among, settings.ranking, settings.tie_breakers)
 
     def settings(self, season: int) -> SeasonSettings:
         with self.store.read() as r:
