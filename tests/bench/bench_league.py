@@ -150,12 +150,12 @@ def ingest_season(store: Store) -> list[tuple[int, int]]:
 class Served:
     """``clabber league serve`` as its own process on a free loopback port."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, command: tuple[str, ...] = (str(CLABBER), "league")) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = int(s.getsockname()[1])
         self.process = subprocess.Popen(
-            [str(CLABBER), "league", "--db", db, "serve", "--port", str(self.port)],
+            [*command, "--db", db, "serve", "--port", str(self.port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env={**os.environ, "CLABBER_LEAGUE_DB": ""},
@@ -422,18 +422,24 @@ def bench_standings(name: str, db: str) -> None:
 
 
 def main() -> None:
-    which = sys.argv[1:] or ["ingest", "standings"]
-    print("Clabber league benchmarks")
-    if "ingest" in which:
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    """``python -m tests.bench.bench_league [ingest] [standings] [postgresql] [sqlite]``: all by default."""
+    words = {w.lower() for w in sys.argv[1:]}
+    parts = words & {"ingest", "standings"} or {"ingest", "standings"}
+    databases = [(n, d) for n, d in DATABASES if n.split()[0].lower() in words] or list(DATABASES)
+    print(
+        f"Clabber league benchmarks, {time.strftime('%Y-%m-%d')},"
+        f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    if "ingest" in parts:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket for each of 200 kiosks
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))
         with tempfile.TemporaryDirectory() as tmp:
             game = played_game(Path(tmp))
-    for name, database in DATABASES:
-        if "ingest" in which:
+    for name, database in databases:
+        if "ingest" in parts:
             with database() as db:
                 bench_ingest(name, db, game)
-        if "standings" in which:
+        if "standings" in parts:
             with database() as db:
                 bench_standings(name, db)
 
