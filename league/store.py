@@ -90,10 +90,10 @@ meetings = sa.Table(
     "meetings",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False),
+    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False, index=True),
     sa.Column("team_a", sa.Integer, sa.ForeignKey("teams.id"), nullable=False),
     sa.Column("team_b", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),  # NULL: team_a has the bye
-    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=True),
+    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=True, index=True),
     sa.Column("table_number", sa.Integer, nullable=True),
     sa.Column("date", sa.String(10), nullable=True),  # set when moved off the round's night
     sa.Column("forfeit_team", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),

@@ -9,6 +9,7 @@ postgresql://postgres@127.0.0.1:5432/test), in a schema of its own that is dropp
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import resource
@@ -26,7 +27,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import sqlalchemy as sa
 
 from league import events as ev
@@ -215,47 +215,75 @@ class Load:
         )
 
 
-async def _kiosk_pushes(
-    client: httpx2.AsyncClient, key: str, meeting: int, games: list[list[dict[str, Any]]], load: Load
-) -> None:
+class Link:
+    """One kiosk's keep-alive HTTP/1.1 connection to the server, as light as a client can be: the
+    200 kiosks share the machine's two cores with the server and PostgreSQL."""
+
+    def __init__(self, port: int, key: str) -> None:
+        self.port, self.key = port, key
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """The answer's status and JSON body."""
+        if self.writer is None or self.reader is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        data = b"" if body is None else json.dumps(body).encode()
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {self.key}\r\n"
+        if body is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + data)
+        lines = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        length = next(int(x.split(":")[1]) for x in lines if x.lower().startswith("content-length:"))
+        return int(lines[0].split()[1]), json.loads(await self.reader.readexactly(length))
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            await self.writer.wait_closed()
+
+
+async def _kiosk_pushes(link: Link, meeting: int, games: list[list[dict[str, Any]]], load: Load) -> None:
     """One kiosk's sync worker: its games in order, ``BATCH`` events a push, the next after the answer."""
-    headers = {"Authorization": f"Bearer {key}"}
     for number, events in enumerate(games, 1):
         for i in range(0, len(events), BATCH):
             batch = events[i : i + BATCH]
-            body = {"games": [{"game": number, "meeting": meeting, "events": batch}]}
             start = time.perf_counter()
-            r = await client.post("/api/v1/push", json=body, headers=headers)
+            status, answer = await link.call(
+                "POST", "/api/v1/push", {"games": [{"game": number, "meeting": meeting, "events": batch}]}
+            )
             load.latencies.append(time.perf_counter() - start)
-            answer = r.json()["games"][0] if r.status_code == 200 else None
-            if answer is None or answer["acked"] != batch[-1]["seq"] or answer["quarantined"]:
-                load.faults.append(f"game {number} seq {batch[0]['seq']}: {r.status_code} {r.text[:200]}")
+            pushed = answer["games"][0] if status == 200 else None
+            if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
+                load.faults.append(f"game {number} seq {batch[0]['seq']}: {status} {json.dumps(answer)[:200]}")
                 return
-            load.events += answer["stored"]
+            load.events += pushed["stored"]
 
 
-async def _kiosk_floor(client: httpx2.AsyncClient, key: str, until: float, load: Load) -> None:
+async def _kiosk_floor(link: Link, until: float, load: Load) -> None:
     """One kiosk asking, again and again until ``until``, for the meetings of a night with none."""
-    headers = {"Authorization": f"Bearer {key}"}
     while time.perf_counter() < until:
         start = time.perf_counter()
-        r = await client.get("/api/v1/tonight", params={"date": EMPTY_NIGHT}, headers=headers)
+        status, answer = await link.call("GET", f"/api/v1/tonight?date={EMPTY_NIGHT}")
         load.latencies.append(time.perf_counter() - start)
-        if r.status_code != 200:
-            load.faults.append(f"{r.status_code} {r.text[:200]}")
+        if status != 200:
+            load.faults.append(f"{status} {json.dumps(answer)[:200]}")
             return
 
 
-async def _run(served: Served, work: Any) -> Load:
-    """Runs ``work(client, load)`` coroutines at once over one client (a connection a kiosk)."""
+async def _run(served: Served, keys: list[str], work: Any) -> Load:
+    """Runs ``work(link, i, load)`` for every kiosk at once, each over its own connection."""
     load = Load()
-    limits = httpx2.Limits(max_connections=KIOSKS + 10, max_keepalive_connections=KIOSKS + 10)
-    async with httpx2.AsyncClient(base_url=served.base, limits=limits, timeout=60) as client:
-        server_cpu, client_cpu, start = served.cpu_seconds(), time.process_time(), time.perf_counter()
-        await asyncio.gather(*work(client, load))
+    links = [Link(served.port, key) for key in keys]
+    server_cpu, client_cpu, start = served.cpu_seconds(), time.process_time(), time.perf_counter()
+    try:
+        await asyncio.gather(*(work(link, i, load) for i, link in enumerate(links)))
+    finally:
         load.seconds = time.perf_counter() - start
         load.client_cpu = time.process_time() - client_cpu
         load.server_cpu = served.cpu_seconds() - server_cpu
+        for link in links:
+            await link.close()
     return load
 
 
@@ -263,14 +291,20 @@ def enrol(served: Served, store: Store, spots: list[tuple[int, int]]) -> list[di
     """Every kiosk enrolled with a real code through /api/v1/enrol, with its meeting tonight."""
     kiosks = Kiosks(store)
     out = []
-    with httpx2.Client(base_url=served.base, timeout=30) as client:
+
+    async def each() -> None:
         for venue, table in spots:
-            r = client.post("/api/v1/enrol", json={"code": kiosks.make_code(venue, table)})
-            r.raise_for_status()
-            key = r.json()["key"]
-            r = client.get("/api/v1/tonight", params={"date": NIGHT}, headers={"Authorization": f"Bearer {key}"})
-            r.raise_for_status()
-            out.append({"key": key, "meeting": r.json()["meetings"][table - 1]})
+            link = Link(served.port, "")
+            status, answer = await link.call("POST", "/api/v1/enrol", {"code": kiosks.make_code(venue, table)})
+            await link.close()
+            if status != 200:
+                raise SystemExit(f"enrolment refused: {status} {answer}")
+            link = Link(served.port, answer["key"])
+            status, tonight = await link.call("GET", f"/api/v1/tonight?date={NIGHT}")
+            await link.close()
+            out.append({"key": answer["key"], "meeting": tonight["meetings"][table - 1]})
+
+    asyncio.run(each())
     return out
 
 
@@ -282,22 +316,15 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]]) -> None:
     try:
         kiosks = enrol(served, store, spots)
         set_up = time.perf_counter() - start
+        keys = [k["key"] for k in kiosks]
         until = time.perf_counter() + FLOOR_SECONDS
-        floor = asyncio.run(_run(served, lambda c, load: [_kiosk_floor(c, k["key"], until, load) for k in kiosks]))
-
-        def pushes(client: httpx2.AsyncClient, load: Load) -> list[Any]:
-            return [
-                _kiosk_pushes(
-                    client,
-                    k["key"],
-                    k["meeting"]["meeting"],
-                    [for_meeting(game, k["meeting"]) for _ in range(GAMES_EACH)],
-                    load,
-                )
-                for k in kiosks
-            ]
-
-        ingest = asyncio.run(_run(served, pushes))
+        floor = asyncio.run(_run(served, keys, lambda link, _i, load: _kiosk_floor(link, until, load)))
+        games = [[for_meeting(game, k["meeting"]) for _ in range(GAMES_EACH)] for k in kiosks]
+        ingest = asyncio.run(
+            _run(
+                served, keys, lambda link, i, load: _kiosk_pushes(link, kiosks[i]["meeting"]["meeting"], games[i], load)
+            )
+        )
     finally:
         err = served.close()
         store.close()

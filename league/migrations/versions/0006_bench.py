@@ -1,6 +1,7 @@
 """Each team's totals (``team_totals``: played, won, lost, tied, points for and against), kept from
 each event so that the standings read one row a team instead of every game of the season; filled
-here from the games and forfeits already stored.
+here from the games and forfeits already stored. Indexes on a meeting's round and venue: a
+division's meetings and a venue's night (each kiosk's "tonight") no longer read every meeting.
 
 Revision ID: 0006
 Revises: 0003
@@ -26,6 +27,8 @@ def upgrade() -> None:
         *(sa.Column(name, sa.Integer, nullable=False) for name in TOTALS),
     )
     op.create_index("ix_team_totals_division_id", "team_totals", ["division_id"])
+    op.create_index("ix_meetings_round_id", "meetings", ["round_id"])
+    op.create_index("ix_meetings_venue_id", "meetings", ["venue_id"])
     conn = op.get_bind()
     count: dict[int, dict[str, int]] = defaultdict(lambda: dict.fromkeys(TOTALS, 0))
     division: dict[int, int] = {t: d for t, d in conn.execute(sa.text("SELECT id, division_id FROM teams"))}
@@ -63,5 +66,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_meetings_venue_id", "meetings")
+    op.drop_index("ix_meetings_round_id", "meetings")
     op.drop_index("ix_team_totals_division_id", "team_totals")
     op.drop_table("team_totals")
