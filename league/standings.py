@@ -94,9 +94,12 @@ def _blocks(group: list[int], keys: Sequence[str], lines: dict[int, Line], among
         value: dict[int, Fraction | int] = dict(h2h)
     else:
         value = {t: _stat(lines[t], key) for t in group}
+    level: dict[Fraction | int, list[int]] = {}  # one pass, not one a value: 200 teams may have 200 values
+    for t in group:
+        level.setdefault(value[t], []).append(t)
     out: list[list[int]] = []
-    for v in sorted(set(value.values()), reverse=True):
-        out += _blocks([t for t in group if value[t] == v], rest, lines, among)
+    for v in sorted(level, reverse=True):
+        out += _blocks(level[v], rest, lines, among)
     return out
 
 
