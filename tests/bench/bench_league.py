@@ -1,9 +1,19 @@
-"""League benchmarks, on PostgreSQL and on a SQLite file: ingest from 200 kiosks pushing real games to
-a real ``clabber league serve``, and the standings of a 200-team division over 20,000 games.
+"""League benchmarks, on PostgreSQL and on a SQLite file.
 
-Run with ``./run bench league`` (or ``python -m tests.bench.bench_league``). Prints figures, with the
-targets of LEAGUE.md as met or not; asserts nothing. PostgreSQL is $CLABBER_TEST_PG (default
-postgresql://postgres@127.0.0.1:5432/test), in a schema of its own that is dropped afterwards.
+Ingest: ``clabber league serve`` as its own process on loopback; 200 kiosks (20 venues of 10
+tables), each enrolled with a real code through /api/v1/enrol, push a real game (played once with
+the kiosk's table controller, then given each meeting's teams) to their own venue's meeting, a few
+events a push and the next push after the answer, as a kiosk's sync worker does: first as fast as
+they can (the server's ceiling), then offering LEAGUE.md's 2,000 events a second in all (its p99).
+The floor beside it: the same kiosks asking for a night with no meetings (a key check and one query).
+
+Standings: a 200-team division over 20,000 games, written through the store's event path, then
+``Organiser.standings`` timed beside counting every game in Python (the way before the store kept
+each team's totals).
+
+Run with ``./run bench league [ingest|standings] [postgresql|sqlite]`` (all by default). Prints
+figures, with LEAGUE.md's targets as met or not; asserts nothing. PostgreSQL is $CLABBER_TEST_PG
+(default postgresql://postgres@127.0.0.1:5432/test), in a schema of its own dropped afterwards.
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ CLABBER = Path(sys.executable).with_name("clabber")
 KIOSKS = 200
 VENUES, TABLES = 20, 10  # a kiosk at every table
 DIVISIONS, DIVISION_TEAMS = 10, 40  # each division's first round: 20 meetings, one at each venue
-GAMES_EACH = 2  # games each kiosk plays (and pushes) for its meeting
+GAMES_EACH = 2  # games each kiosk pushes for its meeting in each of the two runs
 BATCH = 4  # events a push, as a kiosk's sync worker sends them; the next push after the answer
 NIGHT = "2026-01-06"
 EMPTY_NIGHT = "2025-12-25"  # no meetings: the floor is a key check and one empty query
@@ -137,7 +147,7 @@ def ingest_season(store: Store) -> list[tuple[int, int]]:
     each venue. Returns every (venue, table)."""
     org = Organiser(store)
     league = org.create_league("City league")
-    _season, first = org.create_season(league, "Winter 2026", {"games_per_meeting": GAMES_EACH})
+    _season, first = org.create_season(league, "Winter 2026", {"games_per_meeting": 2 * GAMES_EACH})
     divisions = [first, *(org.add_division(_season, f"Division {d}") for d in range(2, DIVISIONS + 1))]
     venues = [org.add_venue(league, f"Bar {v + 1}", tables=TABLES) for v in range(VENUES)]
     for d, division in enumerate(divisions):
@@ -243,15 +253,21 @@ class Link:
             await self.writer.wait_closed()
 
 
-async def _kiosk_pushes(link: Link, meeting: int, games: list[list[dict[str, Any]]], load: Load) -> None:
-    """One kiosk's sync worker: its games in order, ``BATCH`` events a push, the next after the answer."""
-    for number, events in enumerate(games, 1):
+async def _kiosk_pushes(
+    link: Link, meeting: int, games: dict[int, list[dict[str, Any]]], load: Load, every: float = 0.0
+) -> None:
+    """One kiosk's sync worker: its games in order, ``BATCH`` events a push, never before the answer
+    to the one before; with ``every``, a push at most every ``every`` seconds (from a random start)."""
+    due = time.perf_counter() + random.uniform(0, every)
+    for number, events in games.items():
         for i in range(0, len(events), BATCH):
+            if every:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due += every
             batch = events[i : i + BATCH]
+            body = {"games": [{"game": number, "meeting": meeting, "events": batch}]}
             start = time.perf_counter()
-            status, answer = await link.call(
-                "POST", "/api/v1/push", {"games": [{"game": number, "meeting": meeting, "events": batch}]}
-            )
+            status, answer = await link.call("POST", "/api/v1/push", body)
             load.latencies.append(time.perf_counter() - start)
             pushed = answer["games"][0] if status == 200 else None
             if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
@@ -319,32 +335,38 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]]) -> None:
         keys = [k["key"] for k in kiosks]
         until = time.perf_counter() + FLOOR_SECONDS
         floor = asyncio.run(_run(served, keys, lambda link, _i, load: _kiosk_floor(link, until, load)))
-        games = [[for_meeting(game, k["meeting"]) for _ in range(GAMES_EACH)] for k in kiosks]
-        ingest = asyncio.run(
-            _run(
-                served, keys, lambda link, i, load: _kiosk_pushes(link, kiosks[i]["meeting"]["meeting"], games[i], load)
-            )
+        meeting = [k["meeting"]["meeting"] for k in kiosks]
+        first = [{g: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks]
+        flat_out = asyncio.run(
+            _run(served, keys, lambda link, i, load: _kiosk_pushes(link, meeting[i], first[i], load))
+        )
+        then = [{g + GAMES_EACH: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks]
+        every = BATCH * KIOSKS / TARGET_RATE  # each kiosk's share of the target rate
+        paced = asyncio.run(
+            _run(served, keys, lambda link, i, load: _kiosk_pushes(link, meeting[i], then[i], load, every))
         )
     finally:
         err = served.close()
         store.close()
-    lat = ingest.latencies
-    rate_met = "met" if ingest.events / ingest.seconds >= TARGET_RATE else "NOT met"
-    p99_met = "met" if lat and percentile(lat, 99) <= TARGET_P99 else "NOT met"
     print(
-        f"{name}: {KIOSKS} kiosks ({VENUES} venues of {TABLES} tables), each pushing {GAMES_EACH} games of"
-        f" {len(game)} events, {BATCH} events a push (set up in {set_up:.0f} s)"
+        f"{name}: {KIOSKS} kiosks ({VENUES} venues of {TABLES} tables) pushing real games of {len(game)} events,"
+        f" {BATCH} events a push, each push after the answer to the one before (set up in {set_up:.0f} s)"
     )
-    print(floor.report("floor, GET /api/v1/tonight for an empty night", "requests"))
-    print(ingest.report(f"ingest, {ingest.events:,} events stored", "events"))
-    if lat and floor.latencies:
+    print(floor.report("floor: GET /api/v1/tonight of a night with no meetings, as fast as they can", "requests"))
+    print(flat_out.report(f"pushes as fast as they can, {flat_out.events:,} events", "events"))
+    print(paced.report(f"pushes offered at {TARGET_RATE:,} events/s in all, {paced.events:,} events", "events"))
+    if flat_out.latencies and floor.latencies:
+        pushes_per_s = len(flat_out.latencies) / flat_out.seconds
         print(
-            f"  ratio to the floor: p50 {percentile(lat, 50) / percentile(floor.latencies, 50):.1f}x,"
-            f" requests a second {len(floor.latencies) / floor.seconds / (len(lat) / ingest.seconds):.1f}x fewer"
+            f"  pushes to the floor: {pushes_per_s / (len(floor.latencies) / floor.seconds):.2f}x the requests"
+            f" a second, {percentile(flat_out.latencies, 50) / percentile(floor.latencies, 50):.1f}x the p50"
         )
+    rate = flat_out.events / flat_out.seconds if flat_out.seconds else 0.0
+    p99 = percentile(paced.latencies, 99) if paced.latencies else float("inf")
     print(
-        f"  LEAGUE.md: >= {TARGET_RATE:,} events/s: {rate_met}; p99 acknowledgement <= 50 ms: {p99_met}"
-        f" (200 kiosks each waiting for its answer: p99 ~ 200 / pushes a second)"
+        f"  LEAGUE.md: >= {TARGET_RATE:,} events/s: {'met' if rate >= TARGET_RATE else 'NOT met'} ({rate:,.0f});"
+        f" p99 acknowledgement <= 50 ms at {TARGET_RATE:,} events/s:"
+        f" {'met' if p99 <= TARGET_P99 and not paced.faults else 'NOT met'} ({p99 * 1000:,.0f} ms)"
     )
     if "Traceback" in err:
         print("  the server failed:", err)
