@@ -175,7 +175,9 @@ def random_season(org: Organiser, data: st.DataObject) -> tuple[int, dict[int, s
     return division, names, results, (ranking, breakers)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=st.data())
 def test_the_kept_totals_rank_exactly_as_counting_every_game(league_db, data):
     """Many seasons in one database: each division's standings only from its own games."""
@@ -188,7 +190,9 @@ def test_the_kept_totals_rank_exactly_as_counting_every_game(league_db, data):
         store.close()
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=st.data())
 def test_a_rebuild_and_the_migration_give_the_same_totals(league_db, data):
     store = Store(league_db)
