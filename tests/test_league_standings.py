@@ -133,7 +133,7 @@ def test_the_head_to_head_table_through_the_store_and_a_ruling(league_db):
 # ---- the kept totals against counting every game --------------------------------------------------
 
 POINTS = st.sampled_from([0, 97, 121, 162])  # few values: teams end level often, so the tie-breakers work
-OUTCOME = st.sampled_from(["a", "b", "tie", None])
+OUTCOME = st.sampled_from(["a", "b", "a", "b", "tie", None])
 _leagues = itertools.count(1)
 
 
@@ -142,13 +142,15 @@ def random_season(org: Organiser, data: st.DataObject) -> tuple[int, dict[int, s
     rulings); returns its division, the teams, the results as they should count, and the ranking."""
     gpm = data.draw(st.integers(1, 2), "games a meeting")
     ranking = data.draw(st.sampled_from(RANKINGS), "ranking")
-    breakers = data.draw(st.permutations(TIE_BREAKERS).flatmap(lambda p: st.integers(0, len(p)).map(lambda n: p[:n])))
+    # sampled_from rather than integers: Hypothesis favours the small ends, here no tie-breaker and two teams
+    order = data.draw(st.permutations(TIE_BREAKERS), "tie-breakers")
+    breakers = order[: data.draw(st.sampled_from([0, 1, 2, 3, 3, 4]))]
     league = org.create_league(f"League {next(_leagues)}")
     _, division = org.create_season(
         league, "S", {"games_per_meeting": gpm, "ranking": ranking, "tie_breakers": list(breakers)}
     )
     names = {}
-    for i in range(data.draw(st.integers(2, 6), "teams")):
+    for i in range(data.draw(st.sampled_from([2, 3, 4, 5, 5, 6]), "teams")):
         names[org.add_team(division, f"T{i}", ["a", "b"])] = f"T{i}"
     org.add_venue(league, "Bar", tables=3)
     org.make_schedule(division, "2026-01-06")
@@ -157,26 +159,27 @@ def random_season(org: Organiser, data: st.DataObject) -> tuple[int, dict[int, s
     results: list[Result] = []
     for m in meetings:
         a, b = m["team_a"], m["team_b"]
-        if data.draw(st.integers(0, 5)) == 0:
+        kind = data.draw(st.sampled_from(["played"] * 6 + ["forfeited", "not played", "partly played"]))
+        if kind == "forfeited":
             loser = data.draw(st.sampled_from([a, b]))
             org.forfeit(m["id"], loser, "a player is ill")
             results += [Result(a, b, 0, 0, "b" if loser == a else "a")] * gpm
             continue
-        for _ in range(data.draw(st.integers(0, gpm))):
+        played = {"played": gpm, "not played": 0, "partly played": gpm - 1}[kind]
+        for _ in range(played):
             pa, pb, outcome = data.draw(POINTS), data.draw(POINTS), data.draw(OUTCOME)
             game = org.record_game(m["id"], pa, pb, outcome)
-            if data.draw(st.integers(0, 4)) == 0:  # a ruling replaces the result, once or twice
-                for _ in range(data.draw(st.integers(1, 2))):
-                    outcome = data.draw(OUTCOME)
-                    if data.draw(st.booleans()):
-                        pa, pb = data.draw(POINTS), data.draw(POINTS)
-                    org.rule_game(game, outcome, "ruled", (pa, pb))
+            for _ in range(data.draw(st.sampled_from([0, 0, 0, 0, 1, 2]))):  # a ruling replaces the result
+                outcome = data.draw(OUTCOME)
+                if data.draw(st.booleans()):
+                    pa, pb = data.draw(POINTS), data.draw(POINTS)
+                org.rule_game(game, outcome, "ruled", (pa, pb))
             results.append(Result(a, b, pa, pb, outcome))
     return division, names, results, (ranking, breakers)
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
 @given(data=st.data())
 def test_the_kept_totals_rank_exactly_as_counting_every_game(league_db, data):
