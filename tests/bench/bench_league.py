@@ -424,7 +424,9 @@ def big_division(store: Store, rng: random.Random) -> tuple[int, int]:
 def every_game_standings(org: Organiser, division: int) -> list:
     """The standings counted in Python from every game read (the path before the store aggregated)."""
     with org.store.read() as r:
-        settings = org._settings_of_division(r, division)
+        season = r.division(division)["season_id"]
+    settings = org.settings(season)
+    with org.store.read() as r:
         names = {t["id"]: t["name"] for t in r.teams(division)}
         results = [
             Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
