@@ -15,7 +15,7 @@ from league import store as st
 from league.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
 from league.schedule import make_schedule, spread_venues
 from league.season import LeagueRefused, SeasonSettings, read_settings
-from league.standings import TIE, A, B, Line, Result, standings
+from league.standings import TIE, A, B, Line, Result, rank
 from league.store import Reader, Store, Writer
 
 MOST_NAME = 200
@@ -237,23 +237,27 @@ class Organiser:
             advance_playoffs(w, g["meeting_id"])
 
     def standings(self, division: int) -> list[Line]:
-        """The round robin's standings (playoff meetings do not count in them)."""
+        """The round robin's standings (playoff games do not count in them): each team's totals as the
+        store keeps them (one row a team, however many games), ranked here; the games between teams
+        still level are read only when head-to-head must split them."""
         with self.store.read() as r:
             return self._standings(r, division)
 
     @classmethod
     def _standings(cls, r: Reader, division: int) -> list[Line]:
         settings = cls._settings_of_division(r, division)
-        names = {t["id"]: t["name"] for t in r.teams(division)}
-        results = [
-            Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
-            for g in r.division_games(division, st.ROUND_ROBIN)
-        ]
-        for m in r.meetings(division):
-            if m["forfeit_team"] is not None and m["stage"] == st.ROUND_ROBIN:
+        totals = {x.pop("team_id"): x for x in r.standing_totals(division)}
+        lines = {t["id"]: Line(t["id"], t["name"], **totals.get(t["id"], {})) for t in r.teams(division)}
+
+        def among(group: Sequence[int]) -> list[Result]:
+            played, forfeited = r.results_among(division, group)
+            results = [Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"]) for g in played]
+            for m in forfeited:
                 won = B if m["forfeit_team"] == m["team_a"] else A
                 results += [Result(m["team_a"], m["team_b"], 0, 0, won)] * settings.games_per_meeting
-        return standings(names, results, settings.ranking, settings.tie_breakers)
+            return results
+
+        return rank(lines, among, settings.ranking, settings.tie_breakers)
 
     def settings(self, season: int) -> SeasonSettings:
         with self.store.read() as r:

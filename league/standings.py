@@ -1,13 +1,15 @@
 """The standings of a division: one line a team, ordered by the season's ranking and tie-breakers.
 
-Pure. A tied game counts half a win to each team; an abandoned game counts for nobody (no game
+Pure: ``standings`` counts the lines from the results; ``rank`` orders lines counted elsewhere (the
+store sums them in SQL), asking for the games among a group of teams only when head-to-head must
+split them. A tied game counts half a win to each team; an abandoned game counts for nobody (no game
 played, no points) unless the organiser ruled its result; a forfeited game is a win for the other
 team, with no game points either way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
@@ -78,28 +80,32 @@ def _head_to_head(group: Sequence[int], results: Sequence[Result]) -> dict[int, 
     return wins
 
 
-def _blocks(
-    group: list[int], keys: Sequence[str], lines: dict[int, Line], results: Sequence[Result]
-) -> list[list[int]]:
+Among = Callable[[Sequence[int]], Iterable[Result]]
+"""The counted results of the games between teams of a group (more may come: they are filtered)."""
+
+
+def _blocks(group: list[int], keys: Sequence[str], lines: dict[int, Line], among: Among) -> list[list[int]]:
     """The group split into blocks of teams still level after the keys, best first."""
     if len(group) <= 1 or not keys:
         return [sorted(group, key=lambda t: (lines[t].name.casefold(), t))]
     key, rest = keys[0], keys[1:]
     if key == "head_to_head":
-        h2h = _head_to_head(group, results)
+        h2h = _head_to_head(group, list(among(group)))
         value: dict[int, Fraction | int] = dict(h2h)
     else:
         value = {t: _stat(lines[t], key) for t in group}
+    level: dict[Fraction | int, list[int]] = {}  # one pass, not one a value: 200 teams may have 200 values
+    for t in group:
+        level.setdefault(value[t], []).append(t)
     out: list[list[int]] = []
-    for v in sorted(set(value.values()), reverse=True):
-        out += _blocks([t for t in group if value[t] == v], rest, lines, results)
+    for v in sorted(level, reverse=True):
+        out += _blocks(level[v], rest, lines, among)
     return out
 
 
-def standings(
-    teams: dict[int, str], results: Iterable[Result], ranking: str = "games_won", tie_breakers: Sequence[str] = ()
-) -> list[Line]:
-    """The table: each team's line, in order; teams level on everything share a position."""
+def tally(teams: dict[int, str], results: Iterable[Result]) -> tuple[dict[int, Line], list[Result]]:
+    """Each team's line counted from the results, and the results that count (between two of the
+    teams, not abandoned)."""
     lines = {t: Line(t, name) for t, name in teams.items()}
     counted = [r for r in results if r.outcome is not None and r.a in lines and r.b in lines]
     for r in counted:
@@ -114,11 +120,27 @@ def standings(
                 line.won += 1
             elif r.outcome == lost:
                 line.lost += 1
+    return lines, counted
+
+
+def rank(
+    lines: dict[int, Line], among: Among, ranking: str = "games_won", tie_breakers: Sequence[str] = ()
+) -> list[Line]:
+    """The lines in order, each with its position; teams level on everything share a position.
+    ``among`` is asked for the games between the teams of a group only when head-to-head must split it."""
     keys = [ranking, *(k for k in tie_breakers if k != ranking)]
     ordered: list[Line] = []
-    for block in _blocks(list(lines), keys, lines, counted):
+    for block in _blocks(list(lines), keys, lines, among):
         first = len(ordered) + 1
         for t in block:
             lines[t].position = first
             ordered.append(lines[t])
     return ordered
+
+
+def standings(
+    teams: dict[int, str], results: Iterable[Result], ranking: str = "games_won", tie_breakers: Sequence[str] = ()
+) -> list[Line]:
+    """The table: each team's line, in order; teams level on everything share a position."""
+    lines, counted = tally(teams, results)
+    return rank(lines, lambda _group: counted, ranking, tie_breakers)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from league import events as ev
 from league.events import LeagueEvent
 
 ENV_URL = "CLABBER_LEAGUE_DB"
+TOTALS = ("played", "won", "lost", "tied", "points_for", "points_against")
 BUSY_MS = 5000
 ROUND_ROBIN, PLAYOFFS = "round_robin", "playoffs"  # a round's stage: only the round robin counts in the standings
 
@@ -91,10 +92,10 @@ meetings = sa.Table(
     "meetings",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False),
+    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False, index=True),
     sa.Column("team_a", sa.Integer, sa.ForeignKey("teams.id"), nullable=False),
     sa.Column("team_b", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),  # NULL: team_a has the bye
-    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=True),
+    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=True, index=True),
     sa.Column("table_number", sa.Integer, nullable=True),
     sa.Column("date", sa.String(10), nullable=True),  # set when moved off the round's night
     sa.Column("forfeit_team", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
@@ -143,6 +144,15 @@ playoff_matches = sa.Table(
     sa.Column("winner", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
     sa.UniqueConstraint("division_id", "playoff_round", "slot"),
 )
+# Each team's standings before ranking, kept up to date from each event so that the standings read
+# one row a team instead of every game of the season.
+team_totals = sa.Table(
+    "team_totals",
+    metadata,
+    sa.Column("team_id", sa.Integer, sa.ForeignKey("teams.id"), primary_key=True, autoincrement=False),
+    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False, index=True),
+    *(sa.Column(name, sa.Integer, nullable=False) for name in TOTALS),
+)
 # The organiser's sign-in (statements in league/signin_store.py): who may act, not events; never rebuilt.
 organiser_password = sa.Table(
     "organiser_password",
@@ -166,7 +176,7 @@ organiser_sessions = sa.Table(
     sa.Column("expires", sa.Float, nullable=False),
 )
 # Children before parents: the order to empty the derived tables in.
-DERIVED = (playoff_matches, playoffs, games, meetings, rounds, teams, divisions, venues, seasons, leagues)
+DERIVED = (team_totals, playoff_matches, playoffs, games, meetings, rounds, teams, divisions, venues, seasons, leagues)
 
 
 class StoreTrouble(RuntimeError):
@@ -338,6 +348,30 @@ class Reader:
         q = sa.select(playoff_matches).where(playoff_matches.c.meeting_id == meeting)
         return _row(self.conn.execute(q).first())
 
+    def standing_totals(self, division: int) -> list[dict[str, int]]:
+        """Each team's played, won, lost, tied, points_for and points_against (``team_totals``)."""
+        cols = [team_totals.c[k] for k in ("team_id", *TOTALS)]
+        return self._all(sa.select(*cols).where(team_totals.c.division_id == division))
+
+    def results_among(self, division: int, teams: Sequence[int]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The division's games between two of ``teams`` that count (not abandoned), each with its
+        meeting's teams; and its forfeited meetings between two of them."""
+        in_division = meetings.c.round_id.in_(  # the round robin's: playoff games are not in the standings
+            sa.select(rounds.c.id).where(rounds.c.division_id == division, rounds.c.stage == ROUND_ROBIN)
+        )
+        between = sa.and_(in_division, meetings.c.team_a.in_(list(teams)), meetings.c.team_b.in_(list(teams)))
+        played = self._all(
+            sa.select(meetings.c.team_a, meetings.c.team_b, games.c.points_a, games.c.points_b, games.c.outcome)
+            .select_from(games.join(meetings, meetings.c.id == games.c.meeting_id))
+            .where(between, games.c.outcome.is_not(None))
+        )
+        forfeited = self._all(
+            sa.select(meetings.c.team_a, meetings.c.team_b, meetings.c.forfeit_team).where(
+                between, meetings.c.forfeit_team.is_not(None)
+            )
+        )
+        return played, forfeited
+
     def events(self) -> list[LeagueEvent]:
         return [
             LeagueEvent(r.id, r.at, r.kind, json.loads(r.payload))
@@ -387,6 +421,9 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
                 substitutes=json.dumps(p["substitutes"]),
             )
         )
+        conn.execute(
+            sa.insert(team_totals).values(team_id=p["team"], division_id=p["division"], **dict.fromkeys(TOTALS, 0))
+        )
     elif kind == ev.VENUE_ADDED:
         conn.execute(sa.insert(venues).values(id=p["venue"], league_id=p["league"], name=p["name"], tables=p["tables"]))
     elif kind == ev.SCHEDULE_MADE:
@@ -416,6 +453,7 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
             .where(meetings.c.id == p["meeting"])
             .values(forfeit_team=p["team"], forfeit_reason=p["reason"])
         )
+        _count_forfeit(conn, p["meeting"], p["team"])
     elif kind == ev.GAME_RECORDED:
         conn.execute(
             sa.insert(games).values(
@@ -427,15 +465,11 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
                 outcome=p["outcome"],
             )
         )
+        _count_game(conn, p["meeting"], p["points_a"], p["points_b"], p["outcome"], 1)
     elif kind == ev.GAME_PLAYED:
         figures = {k: p[k] for k in ("points_a", "points_b", "outcome", "note")}
-        done = conn.execute(
-            sa.update(games)
-            # A ruling stands: a later correction at the table changes the record, not the ruled result.
-            .where(games.c.id == p["game"], games.c.ruled_reason.is_(None))
-            .values(**figures)
-        )
-        if done.rowcount == 0 and conn.execute(sa.select(games.c.id).where(games.c.id == p["game"])).first() is None:
+        old = conn.execute(sa.select(games).where(games.c.id == p["game"])).first()
+        if old is None:
             conn.execute(
                 sa.insert(games).values(
                     id=p["game"],
@@ -446,7 +480,16 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
                     **figures,
                 )
             )
+            _count_game(conn, p["meeting"], p["points_a"], p["points_b"], p["outcome"], 1)
+        elif old.ruled_reason is None:  # a ruling stands: a later correction at the table changes nothing
+            conn.execute(sa.update(games).where(games.c.id == p["game"]).values(**figures))
+            _count_game(conn, old.meeting_id, old.points_a, old.points_b, old.outcome, -1)
+            _count_game(conn, old.meeting_id, p["points_a"], p["points_b"], p["outcome"], 1)
     elif kind == ev.GAME_RULED:
+        old = conn.execute(sa.select(games).where(games.c.id == p["game"])).first()
+        if old is not None:  # the ruling replaces the result: the old one is taken back first
+            _count_game(conn, old.meeting_id, old.points_a, old.points_b, old.outcome, -1)
+            _count_game(conn, old.meeting_id, p["points_a"], p["points_b"], p["outcome"], 1)
         conn.execute(
             sa.update(games)
             .where(games.c.id == p["game"])
@@ -509,6 +552,65 @@ def _apply_advance(conn: Connection, p: dict[str, Any]) -> None:
         )
     elif nxt["meeting"] is not None:  # a ruling changed who went through before the next meeting was played
         conn.execute(sa.update(meetings).where(meetings.c.id == nxt["meeting"]).values({side: p["winner"]}))
+
+
+def _add_to_totals(
+    conn: Connection, team: int, games_: int, *, won: int, lost: int, tied: int, pf: int, pa: int
+) -> None:
+    """Adds ``games_`` games (negative: takes them back) to a team's totals, each one won, lost or tied
+    as given (1 or 0) and with the given points for and against."""
+    t = team_totals.c
+    conn.execute(
+        sa.update(team_totals)
+        .where(t.team_id == team)
+        .values(
+            played=t.played + games_,
+            won=t.won + games_ * won,
+            lost=t.lost + games_ * lost,
+            tied=t.tied + games_ * tied,
+            points_for=t.points_for + games_ * pf,
+            points_against=t.points_against + games_ * pa,
+        )
+    )
+
+
+def _count_game(conn: Connection, meeting: int, points_a: int, points_b: int, outcome: str | None, times: int) -> None:
+    """Counts a game's result in its two teams' totals (``times`` -1: takes it back); an abandoned
+    game (no outcome) counts for nobody."""
+    if outcome is None:
+        return
+    q = (
+        sa.select(meetings.c.team_a, meetings.c.team_b, rounds.c.stage)
+        .join(rounds, rounds.c.id == meetings.c.round_id)
+        .where(meetings.c.id == meeting)
+    )
+    m = conn.execute(q).first()
+    if m is None or m.team_b is None or m.stage != ROUND_ROBIN:  # playoff games are not in the standings
+        return
+    tied = int(outcome == "tie")
+    for team, side, other, pf, pa in (
+        (m.team_a, "a", "b", points_a, points_b),
+        (m.team_b, "b", "a", points_b, points_a),
+    ):
+        _add_to_totals(conn, team, times, won=int(outcome == side), lost=int(outcome == other), tied=tied, pf=pf, pa=pa)
+
+
+def _count_forfeit(conn: Connection, meeting: int, forfeiting: int) -> None:
+    """Every game of a forfeited meeting is won by the other team, with no points either way."""
+    q = (
+        sa.select(meetings.c.team_a, meetings.c.team_b, seasons.c.settings, rounds.c.stage)
+        .join(rounds, rounds.c.id == meetings.c.round_id)
+        .join(divisions, divisions.c.id == rounds.c.division_id)
+        .join(seasons, seasons.c.id == divisions.c.season_id)
+        .where(meetings.c.id == meeting)
+    )
+    m = conn.execute(q).first()
+    if m is None or m.team_b is None or m.stage != ROUND_ROBIN:
+        return
+    games_ = int(json.loads(m.settings).get("games_per_meeting", 1))
+    loser, winner = (m.team_a, m.team_b) if forfeiting == m.team_a else (m.team_b, m.team_a)
+    _add_to_totals(conn, winner, games_, won=1, lost=0, tied=0, pf=0, pa=0)
+    _add_to_totals(conn, loser, games_, won=0, lost=1, tied=0, pf=0, pa=0)
 
 
 class Store:

@@ -1,0 +1,499 @@
+"""League benchmarks, on PostgreSQL and on a SQLite file.
+
+Ingest: ``clabber league serve`` as its own process on loopback; 200 kiosks (20 venues of 10
+tables), each enrolled with a real code through /api/v1/enrol, push a real game (played once with
+the kiosk's table controller, then given each meeting's teams) to their own venue's meeting, a few
+events a push and the next push after the answer, as a kiosk's sync worker does: first as fast as
+they can (the server's ceiling), then offering LEAGUE.md's 2,000 events a second in all (its p99).
+The floor beside it: the same kiosks asking for a night with no meetings (a key check and one query).
+
+Standings: a 200-team division over 20,000 games, written through the store's event path, then
+``Organiser.standings`` timed beside counting every game in Python (the way before the store kept
+each team's totals).
+
+Run with ``./run bench league [ingest|standings] [postgresql|sqlite]`` (all by default). Prints
+figures, with LEAGUE.md's targets as met or not; asserts nothing. PostgreSQL is $CLABBER_TEST_PG
+(default postgresql://postgres@127.0.0.1:5432/test), in a schema of its own dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import resource
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from league import events as ev
+from league.kiosks import Kiosks
+from league.organiser import Organiser
+from league.standings import A, B, Result, standings
+from league.store import Store, games
+from tests.bench.bench_store import quick_hand
+from tests.league_db import PG_URL
+from tests.store_helpers import open_table
+
+CLABBER = Path(sys.executable).with_name("clabber")
+KIOSKS = 200
+VENUES, TABLES = 20, 10  # a kiosk at every table
+DIVISIONS, DIVISION_TEAMS = 10, 40  # each division's first round: 20 meetings, one at each venue
+GAMES_EACH = 2  # games each kiosk pushes for its meeting in each of the two runs
+BATCH = 4  # events a push, as a kiosk's sync worker sends them; the next push after the answer
+NIGHT = "2026-01-06"
+EMPTY_NIGHT = "2025-12-25"  # no meetings: the floor is a key check and one empty query
+FLOOR_SECONDS = 5
+TARGET_RATE, TARGET_P99 = 2000, 0.050
+
+STANDINGS_TEAMS = 200
+STANDINGS_ROUNDS = 100  # of 199: half a season, two games a meeting = 20,000 games
+STANDINGS_REPEATS = 30
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.2f} ms"
+
+
+def percentile(samples: list[float], p: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+@contextmanager
+def postgres() -> Iterator[str]:
+    """A fresh schema on $CLABBER_TEST_PG, dropped afterwards: its URL."""
+    admin = sa.create_engine(sa.make_url(PG_URL).set(drivername="postgresql+psycopg"))
+    schema = f"clabber_bench_{secrets.token_hex(6)}"
+    try:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    except sa.exc.OperationalError as e:
+        why = f"bench league needs PostgreSQL at {PG_URL} ({e.orig}); start it or set CLABBER_TEST_PG"
+        raise SystemExit(why) from None
+    try:
+        yield sa.make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(False)
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+        admin.dispose()
+
+
+@contextmanager
+def sqlite_file() -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        yield str(Path(tmp) / "league.db")
+
+
+DATABASES = (("PostgreSQL", postgres), ("SQLite file", sqlite_file))
+
+
+# ---- ingest --------------------------------------------------------------------------------------
+
+
+def played_game(folder: Path) -> list[dict[str, Any]]:
+    """A whole game played once with the kiosk's table controller, as the kiosk's entry screens
+    store it (drafts as trump and maker are chosen, the hand entered, then confirmed by the other
+    team; one hand corrected with the owner's PIN): its events as the kiosk pushes them."""
+    table = open_table(folder / "kiosk.db", seed=11)
+    table.set_pin("246813")
+    rng = random.Random(12)
+    g = table.new_game(["Team A", "Team B"], ["N", "E", "S", "W"], first_dealer="N")
+    while g.status == "open":
+        hand = quick_hand(rng)
+        table.save_draft(g.id, {"trump": hand["trump"]})
+        table.save_draft(g.id, {"trump": hand["trump"], "maker": hand["maker"]})
+        table.enter_hand(g.id, hand)
+        g = table.confirm(g.id)
+        if len(g.hands) == 2:
+            g = table.correct(g.id, 1, {**hand, "trump": "S"}, "trump misread", "246813")
+    events = []
+    for e in table.store.events(g.id):
+        d = asdict(e)
+        d.pop("game")
+        events.append(d)
+    table.close()
+    return events
+
+
+def for_meeting(events: list[dict[str, Any]], meeting: dict[str, Any]) -> list[dict[str, Any]]:
+    """The game as played by the meeting's teams: their names and players, a token of its own."""
+    a, b = meeting["teams"]["a"], meeting["teams"]["b"]
+    first = events[0]["payload"]
+    started = {
+        **first,
+        "teams": {"NS": a["name"], "EW": b["name"]},
+        "players": dict(zip("NESW", (a["players"][0], b["players"][0], a["players"][1], b["players"][1]), strict=True)),
+        "token": secrets.token_urlsafe(12),
+    }
+    return [{**events[0], "payload": started}, *events[1:]]
+
+
+def ingest_season(store: Store) -> list[tuple[int, int]]:
+    """20 venues of 10 tables and 10 divisions of 40 teams: 200 meetings on the first night, ten at
+    each venue. Returns every (venue, table)."""
+    org = Organiser(store)
+    league = org.create_league("City league")
+    _season, first = org.create_season(league, "Winter 2026", {"games_per_meeting": 2 * GAMES_EACH})
+    divisions = [first, *(org.add_division(_season, f"Division {d}") for d in range(2, DIVISIONS + 1))]
+    venues = [org.add_venue(league, f"Bar {v + 1}", tables=TABLES) for v in range(VENUES)]
+    for d, division in enumerate(divisions):
+        for t in range(DIVISION_TEAMS):
+            org.add_team(division, f"Team {d + 1}-{t + 1}", [f"P{d}-{t}a", f"P{d}-{t}b"])
+        org.make_schedule(division, NIGHT)
+    return [(v, t) for v in venues for t in range(1, TABLES + 1)]
+
+
+class Served:
+    """``clabber league serve`` as its own process on a free loopback port."""
+
+    def __init__(self, db: str, command: tuple[str, ...] = (str(CLABBER), "league")) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        self.process = subprocess.Popen(
+            [*command, "--db", db, "serve", "--port", str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "CLABBER_LEAGUE_DB": ""},
+        )
+        deadline = time.monotonic() + 30
+        while True:  # bounded: until it answers, it dies, or 30 s pass
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"the league server did not start: {self.close()}") from None
+                time.sleep(0.05)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time so far (user + system), from /proc."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def close(self) -> str:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        _out, err = self.process.communicate(timeout=10)
+        return err.decode(errors="replace")[-1500:]
+
+
+class Load:
+    """What the kiosks saw: each request's time to its answer, events acknowledged, and any fault."""
+
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.events = 0
+        self.faults: list[str] = []
+        self.seconds = 0.0
+        self.client_cpu = 0.0
+        self.server_cpu = 0.0
+
+    def report(self, what: str, per_request: str) -> str:
+        lat = self.latencies
+        if not lat:
+            return f"  {what}: nothing answered; faults: {self.faults[:3]}"
+        rate = (self.events or len(lat)) / self.seconds
+        return (
+            f"  {what}: {len(lat):,} requests, {rate:,.0f} {per_request}/s;"
+            f" p50 {ms(percentile(lat, 50))} p95 {ms(percentile(lat, 95))} p99 {ms(percentile(lat, 99))}"
+            f" max {ms(max(lat))}; CPU: server {self.server_cpu / self.seconds:.0%}"
+            f", kiosks {self.client_cpu / self.seconds:.0%} of a core"
+            + (f"; {len(self.faults)} faults, first: {self.faults[0]}" if self.faults else "")
+        )
+
+
+class Link:
+    """One kiosk's keep-alive HTTP/1.1 connection to the server, as light as a client can be: the
+    200 kiosks share the machine's two cores with the server and PostgreSQL."""
+
+    def __init__(self, port: int, key: str) -> None:
+        self.port, self.key = port, key
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """The answer's status and JSON body."""
+        if self.writer is None or self.reader is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        data = b"" if body is None else json.dumps(body).encode()
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {self.key}\r\n"
+        if body is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + data)
+        lines = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        length = next(int(x.split(":")[1]) for x in lines if x.lower().startswith("content-length:"))
+        return int(lines[0].split()[1]), json.loads(await self.reader.readexactly(length))
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            await self.writer.wait_closed()
+
+
+async def _kiosk_pushes(
+    link: Link, meeting: int, games: dict[int, list[dict[str, Any]]], load: Load, every: float = 0.0
+) -> None:
+    """One kiosk's sync worker: its games in order, ``BATCH`` events a push, never before the answer
+    to the one before; with ``every``, a push at most every ``every`` seconds (from a random start)."""
+    due = time.perf_counter() + random.uniform(0, every)
+    for number, events in games.items():
+        for i in range(0, len(events), BATCH):
+            if every:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due += every
+            batch = events[i : i + BATCH]
+            body = {"games": [{"game": number, "meeting": meeting, "events": batch}]}
+            start = time.perf_counter()
+            status, answer = await link.call("POST", "/api/v1/push", body)
+            load.latencies.append(time.perf_counter() - start)
+            pushed = answer["games"][0] if status == 200 else None
+            if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
+                load.faults.append(f"game {number} seq {batch[0]['seq']}: {status} {json.dumps(answer)[:200]}")
+                return
+            load.events += pushed["stored"]
+
+
+async def _kiosk_floor(link: Link, until: float, load: Load) -> None:
+    """One kiosk asking, again and again until ``until``, for the meetings of a night with none."""
+    while time.perf_counter() < until:
+        start = time.perf_counter()
+        status, answer = await link.call("GET", f"/api/v1/tonight?date={EMPTY_NIGHT}")
+        load.latencies.append(time.perf_counter() - start)
+        if status != 200:
+            load.faults.append(f"{status} {json.dumps(answer)[:200]}")
+            return
+
+
+async def _run(served: Served, keys: list[str], work: Any) -> Load:
+    """Runs ``work(link, i, load)`` for every kiosk at once, each over its own connection."""
+    load = Load()
+    links = [Link(served.port, key) for key in keys]
+    server_cpu, client_cpu, start = served.cpu_seconds(), time.process_time(), time.perf_counter()
+    try:
+        await asyncio.gather(*(work(link, i, load) for i, link in enumerate(links)))
+    finally:
+        load.seconds = time.perf_counter() - start
+        load.client_cpu = time.process_time() - client_cpu
+        load.server_cpu = served.cpu_seconds() - server_cpu
+        for link in links:
+            await link.close()
+    return load
+
+
+def enrol(served: Served, store: Store, spots: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """Every kiosk enrolled with a real code through /api/v1/enrol, with its meeting tonight."""
+    kiosks = Kiosks(store)
+    out = []
+
+    async def each() -> None:
+        for venue, table in spots:
+            link = Link(served.port, "")
+            status, answer = await link.call("POST", "/api/v1/enrol", {"code": kiosks.make_code(venue, table)})
+            await link.close()
+            if status != 200:
+                raise SystemExit(f"enrolment refused: {status} {answer}")
+            link = Link(served.port, answer["key"])
+            status, tonight = await link.call("GET", f"/api/v1/tonight?date={NIGHT}")
+            await link.close()
+            out.append({"key": answer["key"], "meeting": tonight["meetings"][table - 1]})
+
+    asyncio.run(each())
+    return out
+
+
+def bench_ingest(name: str, db: str, game: list[dict[str, Any]]) -> None:
+    store = Store(db)
+    start = time.perf_counter()
+    spots = ingest_season(store)
+    served = Served(db)
+    try:
+        kiosks = enrol(served, store, spots)
+        set_up = time.perf_counter() - start
+        keys = [k["key"] for k in kiosks]
+        until = time.perf_counter() + FLOOR_SECONDS
+        floor = asyncio.run(_run(served, keys, lambda link, _i, load: _kiosk_floor(link, until, load)))
+        meeting = [k["meeting"]["meeting"] for k in kiosks]
+        first = [{g: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks]
+        flat_out = asyncio.run(
+            _run(served, keys, lambda link, i, load: _kiosk_pushes(link, meeting[i], first[i], load))
+        )
+        then = [{g + GAMES_EACH: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks]
+        every = BATCH * KIOSKS / TARGET_RATE  # each kiosk's share of the target rate
+        paced = asyncio.run(
+            _run(served, keys, lambda link, i, load: _kiosk_pushes(link, meeting[i], then[i], load, every))
+        )
+    finally:
+        err = served.close()
+        store.close()
+    print(
+        f"{name}: {KIOSKS} kiosks ({VENUES} venues of {TABLES} tables) pushing real games of {len(game)} events,"
+        f" {BATCH} events a push, each push after the answer to the one before (set up in {set_up:.0f} s)"
+    )
+    print(floor.report("floor: GET /api/v1/tonight of a night with no meetings, as fast as they can", "requests"))
+    print(flat_out.report(f"pushes as fast as they can, {flat_out.events:,} events", "events"))
+    print(paced.report(f"pushes offered at {TARGET_RATE:,} events/s in all, {paced.events:,} events", "events"))
+    if flat_out.latencies and floor.latencies:
+        pushes_per_s = len(flat_out.latencies) / flat_out.seconds
+        print(
+            f"  pushes to the floor: {pushes_per_s / (len(floor.latencies) / floor.seconds):.2f}x the requests"
+            f" a second, {percentile(flat_out.latencies, 50) / percentile(floor.latencies, 50):.1f}x the p50"
+        )
+    rate = flat_out.events / flat_out.seconds if flat_out.seconds else 0.0
+    p99 = percentile(paced.latencies, 99) if paced.latencies else float("inf")
+    print(
+        f"  LEAGUE.md: >= {TARGET_RATE:,} events/s: {'met' if rate >= TARGET_RATE else 'NOT met'} ({rate:,.0f});"
+        f" p99 acknowledgement <= 50 ms at {TARGET_RATE:,} events/s:"
+        f" {'met' if p99 <= TARGET_P99 and not paced.faults else 'NOT met'} ({p99 * 1000:,.0f} ms)"
+    )
+    if "Traceback" in err:
+        print("  the server failed:", err)
+
+
+# ---- the standings ---------------------------------------------------------------------------------
+
+
+def big_division(store: Store, rng: random.Random) -> tuple[int, int]:
+    """A 200-team division with two games a meeting and its first 100 rounds played: 20,000 games
+    (a few forfeited meetings, abandoned games, ties and rulings among them), written in one
+    transaction through the store's event path. Returns the division and its number of games."""
+    org = Organiser(store)
+    league = org.create_league("Evansville Clabber League")
+    _season, division = org.create_season(league, "Winter 2026", {"games_per_meeting": 2})
+    for i in range(STANDINGS_TEAMS):
+        org.add_team(division, f"Team {i + 1}", [f"P{i}a", f"P{i}b"])
+    for v in range(10):
+        org.add_venue(league, f"Bar {v + 1}", tables=10)
+    org.make_schedule(division, "2026-01-06")
+    with store.read() as r:
+        played = [m for m in r.meetings(division) if m["team_b"] is not None and m["round"] <= STANDINGS_ROUNDS]
+    counted = 0
+    with store.write() as w:
+        game = w.next_id(games)
+        for m in played:
+            if rng.random() < 0.01:
+                team = m["team_a"] if rng.random() < 0.5 else m["team_b"]
+                w.append(ev.MEETING_FORFEITED, {"meeting": m["id"], "team": team, "reason": "a player is ill"})
+                counted += 2
+                continue
+            for number in (1, 2):
+                points = sorted(rng.randrange(200, 700) for _ in range(2))
+                roll = rng.random()
+                if roll < 0.005:
+                    outcome, pa, pb = None, points[0], points[1]
+                elif roll < 0.02:
+                    outcome, pa, pb = "tie", points[1], points[1]
+                elif roll < 0.51:
+                    outcome, pa, pb = A, points[1], points[0]
+                else:
+                    outcome, pa, pb = B, points[0], points[1]
+                payload = {"game": game, "meeting": m["id"], "number": number, "points_a": pa, "points_b": pb}
+                w.append(ev.GAME_RECORDED, {**payload, "outcome": outcome})
+                if rng.random() < 0.002:
+                    w.append(
+                        ev.GAME_RULED,
+                        {"game": game, "outcome": A, "points_a": pa, "points_b": pb, "reason": "a renege missed"},
+                    )
+                game += 1
+                counted += 1
+    return division, counted
+
+
+def every_game_standings(org: Organiser, division: int) -> list:
+    """The standings counted in Python from every game read (the path before the store aggregated)."""
+    with org.store.read() as r:
+        season = r.division(division)["season_id"]
+    settings = org.settings(season)
+    with org.store.read() as r:
+        names = {t["id"]: t["name"] for t in r.teams(division)}
+        results = [
+            Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
+            for g in r.division_games(division)
+        ]
+        for m in r.meetings(division):
+            if m["forfeit_team"] is not None:
+                won = B if m["forfeit_team"] == m["team_a"] else A
+                results += [Result(m["team_a"], m["team_b"], 0, 0, won)] * settings.games_per_meeting
+    return standings(names, results, settings.ranking, settings.tie_breakers)
+
+
+def timed(work, repeats: int) -> list[float]:
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def bench_standings(name: str, db: str) -> None:
+    store = Store(db)
+    try:
+        start = time.perf_counter()
+        division, counted = big_division(store, random.Random(7))
+        built = time.perf_counter() - start
+        org = Organiser(store)
+        fast = timed(lambda: org.standings(division), STANDINGS_REPEATS)
+        slow = timed(lambda: every_game_standings(org, division), max(5, STANDINGS_REPEATS // 3))
+        same = org.standings(division) == every_game_standings(org, division)
+    finally:
+        store.close()
+    met = "met" if statistics.median(fast) <= 0.020 else "NOT met"
+    print(f"{name}: standings of a {STANDINGS_TEAMS}-team division over {counted:,} games (built in {built:.0f} s)")
+    print(
+        f"  Organiser.standings       median {ms(statistics.median(fast))}   p95 {ms(percentile(fast, 95))}"
+        f"   target <= 20 ms: {met}"
+    )
+    print(
+        f"  counted from every game   median {ms(statistics.median(slow))}   p95 {ms(percentile(slow, 95))}"
+        f"   ratio {statistics.median(slow) / statistics.median(fast):.1f}x   same table: {'yes' if same else 'NO'}"
+    )
+
+
+def main() -> None:
+    """``python -m tests.bench.bench_league [ingest] [standings] [postgresql] [sqlite]``: all by default."""
+    words = {w.lower() for w in sys.argv[1:]}
+    parts = words & {"ingest", "standings"} or {"ingest", "standings"}
+    databases = [(n, d) for n, d in DATABASES if n.split()[0].lower() in words] or list(DATABASES)
+    print(
+        f"Clabber league benchmarks, {time.strftime('%Y-%m-%d')},"
+        f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    if "ingest" in parts:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket for each of 200 kiosks
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))
+        with tempfile.TemporaryDirectory() as tmp:
+            game = played_game(Path(tmp))
+    for name, database in databases:
+        if "ingest" in parts:
+            with database() as db:
+                bench_ingest(name, db, game)
+        if "standings" in parts:
+            with database() as db:
+                bench_standings(name, db)
+
+
+if __name__ == "__main__":
+    main()
