@@ -134,8 +134,27 @@ def revoke(conn: Connection, id_: int, now: str) -> bool:
     return done.rowcount == 1
 
 
-def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | None:
-    return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
+def bound_game(conn: Connection, kiosk_id: int, game: int, for_update: bool = False) -> dict[str, Any] | None:
+    """A kiosk game's binding; ``for_update``: locked until the transaction ends, so two pushes of the
+    same game take turns while other games' pushes go on (SQLite's writer holds the file's lock anyway)."""
+    q = sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game)
+    return _one(conn, q.with_for_update() if for_update else q)
+
+
+def last_seq(conn: Connection, kiosk_id: int, game: int) -> int:
+    """The highest seq the league holds of a kiosk's game (0: none)."""
+    q = sa.select(sa.func.coalesce(sa.func.max(kiosk_events.c.seq), 0)).where(
+        kiosk_events.c.kiosk_id == kiosk_id, kiosk_events.c.game == game
+    )
+    return int(conn.execute(q).scalar_one())
+
+
+def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> dict[int, str]:
+    """The events held at these seqs of a kiosk's game, as stored (JSON), by seq."""
+    q = sa.select(kiosk_events.c.seq, kiosk_events.c.event).where(
+        kiosk_events.c.kiosk_id == kiosk_id, kiosk_events.c.game == game, kiosk_events.c.seq.in_(seqs)
+    )
+    return {seq: event for seq, event in conn.execute(q)}
 
 
 def bind_game(conn: Connection, kiosk_id: int, game: int, meeting: int, ns_team: int | None, now: str) -> None:
@@ -196,12 +215,16 @@ def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, An
     )
 
 
-def add_event(conn: Connection, kiosk_id: int, game: int, seq: int, event: str, now: str, why: str | None) -> None:
-    conn.execute(
-        sa.insert(kiosk_events).values(
-            kiosk_id=kiosk_id, game=game, seq=seq, event=event, received_at=now, quarantined=why
+def add_events(conn: Connection, kiosk_id: int, game: int, rows: list[tuple[int, str, str | None]], now: str) -> None:
+    """A push's new events of one game, (seq, event, why set aside or None) each, in one statement."""
+    if rows:
+        conn.execute(
+            sa.insert(kiosk_events),
+            [
+                {"kiosk_id": kiosk_id, "game": game, "seq": seq, "event": event, "received_at": now, "quarantined": why}
+                for seq, event, why in rows
+            ],
         )
-    )
 
 
 def quarantine(conn: Connection) -> list[dict[str, Any]]:

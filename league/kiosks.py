@@ -10,6 +10,8 @@ import datetime as dt
 import hashlib
 import json
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -66,6 +68,7 @@ class Kiosks:
     def __init__(self, store: Store, clock: Callable[[], dt.datetime] = _utcnow) -> None:
         self.store = store
         self.clock = clock
+        self.folds = FoldCache()
 
     # ---- the organiser's side ---------------------------------------------------------------------
 
@@ -179,13 +182,19 @@ class Kiosks:
         }
 
     def push(self, kiosk: dict[str, Any], body: Any) -> dict[str, Any]:
-        """Stores a batch of the kiosk's events, all of it or (refused) none of it."""
+        """Stores a batch of the kiosk's events, all of it or (refused) none of it.
+
+        Pushes of different games go on side by side: each takes its game's row lock, and the
+        league's lock only when it writes a result into the standings."""
         batch = _read_batch(body)
         now = _stamp(self.clock())
-        answers = []
-        with self.store.write() as w:
+        answers, folded = [], []
+        with self.store.write(league_lock=False) as w:
             for pushed in batch:
-                answers.append(self._push_game(w, kiosk, pushed, now))
+                answer, folding = self._push_game(w, kiosk, pushed, now)
+                answers.append(answer)
+                folded.append(((kiosk["id"], pushed.game), folding))
+        self.folds.keep(folded)  # only once the push is stored
         return {"games": answers}
 
     def rulings(self, kiosk: dict[str, Any]) -> dict[str, Any]:
@@ -223,24 +232,27 @@ class Kiosks:
                 "divergences": [{**d, "event": json.loads(d["event"])} for d in ks.divergences(r.conn)],
             }
 
-    def _push_game(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> dict[str, Any]:
+    def _push_game(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> tuple[dict[str, Any], Folding]:
         game = pushed.game
-        bound = ks.bound_game(w.conn, kiosk["id"], game)
+        bound = ks.bound_game(w.conn, kiosk["id"], game, for_update=True)
         if bound is None:
             bound = self._bind(w, kiosk, pushed, now)
         elif pushed.meeting is not None and pushed.meeting != bound["meeting_id"]:
             raise KioskRefused(f"game {game} is played for meeting {bound['meeting_id']}, not {pushed.meeting}", 409)
         elif pushed.sides is not None and bound["ns_team"] is not None and pushed.sides["NS"] != bound["ns_team"]:
             raise KioskRefused(f"game {game}: team {bound['ns_team']} sits NS, as its first push said", 409)
-        stored = ks.game_events(w.conn, kiosk["id"], game)
-        held = [s["event"] for s in stored]
-        folding = Folding.of([_event(game, json.loads(s["event"])) for s in stored if s["quarantined"] is None])
-        expected = len(stored) + 1
+        last = ks.last_seq(w.conn, kiosk["id"], game)
+        events = sorted(pushed.events, key=lambda x: x.seq)
+        again = [e.seq for e in events if e.seq <= last]
+        held = ks.events_at(w.conn, kiosk["id"], game, again) if again else {}
+        expected = last + 1
         fresh, duplicates, quarantined, diverged, resend = 0, 0, [], [], None
-        for e in sorted(pushed.events, key=lambda x: x.seq):
+        folding: Folding | None = None
+        rows: list[tuple[int, str, str | None]] = []
+        for e in events:
             text = _text(e)
             if e.seq < expected:
-                if text == held[e.seq - 1]:
+                if text == held.get(e.seq):
                     duplicates += 1  # delivered before: stored once
                 else:
                     # Not what the league holds at this seq (a kiosk restored from an older backup):
@@ -253,15 +265,19 @@ class Kiosks:
             if e.seq > expected:
                 resend = expected  # a gap: nothing after it is stored until the missing ones come
                 break
+            if folding is None:
+                folding = self.folds.at(w.conn, kiosk["id"], game, last)
             why = folding.add(e)
+            folding.last = e.seq
             if why is not None:
                 quarantined.append({"seq": e.seq, "why": why})
-            ks.add_event(w.conn, kiosk["id"], game, e.seq, text, now, why)
+            rows.append((e.seq, text, why))
             fresh += 1
             expected += 1
-        if fresh:
+        ks.add_events(w.conn, kiosk["id"], game, rows, now)
+        if folding is not None:
             self._record_result(w, kiosk, bound, folding.state)
-        return {
+        answer = {
             "game": game,
             "meeting": bound["meeting_id"],
             "acked": expected - 1,
@@ -271,6 +287,7 @@ class Kiosks:
             "diverged": diverged,
             "resend_from": resend,
         }
+        return answer, folding if folding is not None else Folding([], None, last=-1)
 
     def _bind(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> dict[str, Any]:
         """A game's first push: the meeting it is played for, at this kiosk's venue, and who sits NS."""
@@ -293,6 +310,7 @@ class Kiosks:
         """A kiosk game that has ended becomes (or updates) its meeting's game in the standings."""
         if state is None or (state.status == OPEN and bound["league_game"] is None):
             return
+        w.lock_league()  # before reading the meeting's games: the count and number must hold when written
         m = w.meeting(bound["meeting_id"])
         assert m is not None  # bound games keep their meeting
         settings = _settings(w, m["division_id"])
@@ -400,17 +418,22 @@ def _outcome(state: GameState, season_rules: Rules, ns_is_a: bool) -> tuple[str 
 
 @dataclass
 class Folding:
-    """A game's applied events and the state they fold to (None before it has begun)."""
+    """A game's applied events and the state they fold to (None before it has begun), as of the
+    league's ``last`` seq of the game (set-aside events count in the seq, not in the log)."""
 
     log: list[GameEvent]
     state: GameState | None
+    last: int = 0
 
     @classmethod
-    def of(cls, log: list[GameEvent]) -> Folding:
+    def of(cls, log: list[GameEvent], last: int) -> Folding:
         try:
-            return cls(log, GameState.from_events(log) if log else None)
+            return cls(log, GameState.from_events(log) if log else None, last)
         except ActionRefused:
-            return cls(log, None)  # each was accepted when it came; kept as not begun if not now
+            return cls(log, None, last)  # each was accepted when it came; kept as not begun if not now
+
+    def copy(self) -> Folding:
+        return Folding(list(self.log), self.state, self.last)
 
     def add(self, e: GameEvent) -> str | None:
         """Folds one more event and returns None, or leaves everything as it was and says why not.
@@ -431,6 +454,38 @@ class Folding:
         self.log.append(e)
         self.state = new
         return None
+
+
+class FoldCache:
+    """Recently pushed games, folded as far as the league holds them, so that the next push of a game
+    folds only its own events instead of reading and folding the whole game again. A game is taken
+    from here only when it ends at the seq the database holds (another server process may have
+    added to it); otherwise it is folded from the database."""
+
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self._kept: OrderedDict[tuple[int, int], Folding] = OrderedDict()
+        self._lock = threading.Lock()  # pushes are answered in worker threads
+
+    def at(self, conn: Any, kiosk: int, game: int, last: int) -> Folding:
+        """The game folded up to ``last``, a copy of its own for the push to add to."""
+        with self._lock:
+            kept = self._kept.get((kiosk, game))
+        if kept is not None and kept.last == last:
+            return kept.copy()
+        stored = ks.game_events(conn, kiosk, game)
+        return Folding.of([_event(game, json.loads(s["event"])) for s in stored if s["quarantined"] is None], last)
+
+    def keep(self, folded: list[tuple[tuple[int, int], Folding]]) -> None:
+        """Keeps a stored push's games (the least recently pushed go when there are too many)."""
+        with self._lock:
+            for key, folding in folded:
+                if folding.last < 0:
+                    continue  # nothing new was folded: what is kept (if anything) still holds
+                self._kept[key] = folding
+                self._kept.move_to_end(key)
+            while len(self._kept) > self.most:
+                self._kept.popitem(last=False)
 
 
 def _text(e: GameEvent) -> str:

@@ -223,7 +223,11 @@ def _engine(url: URL) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writing") else "BEGIN")
 
         return engine
-    return sa.create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+    # As many connections as the server's worker threads (anyio's 40) may ask for at once, kept open:
+    # a connection made per push costs more than the push.
+    return sa.create_engine(
+        url, pool_pre_ping=True, pool_size=20, max_overflow=20, connect_args={"connect_timeout": 10}
+    )
 
 
 def _now() -> str:
@@ -385,10 +389,24 @@ class Reader:
 class Writer(Reader):
     """Reads and appends within one transaction that holds the write lock."""
 
+    locked = False
+
+    def lock_league(self) -> None:
+        """The league's write lock, for the rest of the transaction: ids are the next free number, so
+        a writer waits for the one before it (SQLite's BEGIN IMMEDIATE holds it from the start)."""
+        if not self.locked and self.conn.dialect.name == "postgresql":
+            self.conn.execute(sa.text("LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE"))
+        self.locked = True
+
+    def next_id(self, table: sa.Table) -> int:
+        self.lock_league()
+        return super().next_id(table)
+
     def append(self, kind: str, payload: dict[str, Any]) -> LeagueEvent:
         """Stores the event and writes what follows from it, both or neither."""
         if kind not in ev.KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
+        self.lock_league()
         at = _now()
         id_ = self.conn.execute(
             sa.insert(events)
@@ -654,13 +672,15 @@ class Store:
             yield Reader(conn)
 
     @contextmanager
-    def write(self) -> Iterator[Writer]:
-        """One transaction that appends events; organiser actions run one at a time."""
+    def write(self, league_lock: bool = True) -> Iterator[Writer]:
+        """One transaction that appends events; organiser actions run one at a time. Without
+        ``league_lock`` (a kiosk's push, which mostly writes its own game's rows), the league's lock
+        is taken only if the transaction comes to append a league event or read the next id."""
         with self._trouble(), self.engine.connect().execution_options(writing=True) as conn, conn.begin():
-            if self.dialect == "postgresql":
-                # Ids are the next free number: a writer waits for the one before it, as on SQLite.
-                conn.execute(sa.text("LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE"))
-            yield Writer(conn)
+            w = Writer(conn)
+            if league_lock:
+                w.lock_league()
+            yield w
 
     def rebuild(self) -> int:
         """Empties the derived tables and writes them again from the log; returns the events replayed."""

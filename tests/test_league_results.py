@@ -263,3 +263,19 @@ def test_night_is_the_first_round(world):
     """The helpers' league plays its first round on NIGHT (what the pushes above are for)."""
     tonight = world["kiosks"].tonight(world["kiosk"], NIGHT)
     assert [m["meeting"] for m in tonight["meetings"]] == [world["meeting_at"][world["venue"]]]
+
+
+def test_two_server_processes_taking_turns_on_one_game_fold_it_as_one(world, a_long_game):
+    """Each process keeps the games it folded; a game the other process added to since is folded
+    again from the database, never from the stale copy."""
+    other = Kiosks(world["store"])  # a second server process on the same database
+    n = len(a_long_game)
+    events = [*a_long_game, refused_event(n + 1), {**a_long_game[-1], "seq": n + 2, "kind": "undone"}]
+    quarantined = []
+    for i in range(0, len(events), 3):
+        side = world["kiosks"] if (i // 3) % 2 == 0 else other
+        body = {"games": [{"game": 77, "meeting": world["meeting_at"][world["venue"]], "events": events[i : i + 3]}]}
+        got = side.push(world["kiosk"], body)["games"][0]
+        quarantined += [q["seq"] for q in got["quarantined"]]
+    assert quarantined == _whole_fold_refusals([_event(77, e) for e in events])
+    assert n + 1 in quarantined
