@@ -303,3 +303,39 @@ def board(lines: Sequence[Line], sort: str = DEFAULT_SORT, minimum: int = DEFAUL
             position, last = i + 1, values[id(x)]
         out.append(replace(x, position=position))
     return Board(out, sort, minimum, len(lines) - len(qualified))
+
+
+def view(teams: Sequence[Line], players: Sequence[Line], sort: Any = None, minimum: Any = None) -> dict[str, Any]:
+    """What a statistics page shows: the sort and minimum as read from its address, and for the teams and
+    the players each group of figures as a narrow table, sorted, with the lines that qualify."""
+    key, least = sort_key(sort), minimum_of(minimum)
+    out: dict[str, Any] = {
+        "sort": key,
+        "sort_words": "name" if key == "name" else BY_KEY[key].words,
+        "minimum": least,
+        "key": [(f.header, f.words) for f in FIGURES],
+    }
+    for what, lines in (("teams", teams), ("players", players)):
+        b = board(lines, key, least)
+        out[what] = {
+            "below": b.below,
+            "count": len(b.lines),
+            "tables": [
+                {
+                    "name": name,
+                    "figures": [BY_KEY[k] for k in keys],
+                    "rows": [
+                        {
+                            "position": x.position,
+                            "name": x.name,
+                            "team": x.team,
+                            "link": x.link,
+                            "cells": [BY_KEY[k].shown(x.figures) for k in keys],
+                        }
+                        for x in b.lines
+                    ],
+                }
+                for name, keys in GROUPS
+            ],
+        }
+    return out

@@ -2,7 +2,7 @@
 ``clabber league export``.
 
 The standings are each division's, as the season page shows them. The games are every game of the
-season's divisions, in the order they were written: its meeting, teams, points and result as it counts
+season's divisions, round by round: its meeting, teams, points and result as it counts
 (a ruling as ruled), and for a game played at a kiosk its ``clabber-game/1`` record, with the league's
 team names at NS and EW and any corrections made after the table (the engine reads it back:
 ``clabber sheet``). A text cell that a spreadsheet would take for a formula is written with a ``'``
@@ -87,9 +87,9 @@ def games(store: Store, season: int) -> dict[str, Any]:
         for d in r.divisions(season):
             names = {t["id"]: t["name"] for t in r.teams(d["id"])}
             meetings = {m["id"]: m for m in r.meetings(d["id"])}
-            for g in r.division_games(d["id"]):
-                m = meetings[g["meeting_id"]]
-                out.append(_game(r, d, m, g, names))
+            played = r.division_games(d["id"])
+            played.sort(key=lambda g: (meetings[g["meeting_id"]]["round"], g["meeting_id"], g["number"]))
+            out += [_game(r, d, meetings[g["meeting_id"]], g, names) for g in played]
     return {"league": league["name"], "season": {"id": s["id"], "name": s["name"]}, "games": out}
 
 
