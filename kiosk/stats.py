@@ -23,6 +23,8 @@ from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from typing import Any
 
+from markupsafe import Markup
+
 from engine.cards import JACK
 from engine.melds import Meld
 from engine.scoring import HandScore
@@ -105,7 +107,10 @@ class Figure:
     decimals: int = 0
 
     def shown(self, figures: Figures) -> str:
+        """The figure as a leaderboard's cell: ``–`` where it cannot be worked out, ``2½`` wins."""
         v = figures.value(self.key)
+        if type(v) is int:  # most figures: counted, shown as they are
+            return str(v)
         if v is None:
             return "–"
         if self.percent:
@@ -142,8 +147,10 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Trump", ("makers", "made", "make_rate", "sets_taken", "sets_given", "pass_outs")),
     ("Melds", ("mules", "hundreds", "fifties", "dads", "bells", "reneges")),
 )
+COLUMN = {f.key: i for i, f in enumerate(FIGURES)}
 DEFAULT_SORT = "wins"
 DEFAULT_MINIMUM = 3
+TOP = 50  # lines a leaderboard shows unless asked for all
 
 
 def meld_kind(meld: Meld) -> str:
@@ -305,21 +312,29 @@ def board(lines: Sequence[Line], sort: str = DEFAULT_SORT, minimum: int = DEFAUL
     return Board(out, sort, minimum, len(lines) - len(qualified))
 
 
-def view(teams: Sequence[Line], players: Sequence[Line], sort: Any = None, minimum: Any = None) -> dict[str, Any]:
+def view(
+    teams: Sequence[Line], players: Sequence[Line], sort: Any = None, minimum: Any = None, everyone: Any = None
+) -> dict[str, Any]:
     """What a statistics page shows: the sort and minimum as read from its address, and for the teams and
-    the players each group of figures as a narrow table, sorted, with the lines that qualify."""
-    key, least = sort_key(sort), minimum_of(minimum)
+    the players each group of figures as a narrow table, sorted, with the first ``TOP`` lines that
+    qualify (all of them when ``everyone`` is ``"1"``)."""
+    key, least, all_ = sort_key(sort), minimum_of(minimum), everyone in ("1", True)
     out: dict[str, Any] = {
         "sort": key,
         "sort_words": "name" if key == "name" else BY_KEY[key].words,
         "minimum": least,
+        "everyone": all_,
+        "top": TOP,
         "key": [(f.header, f.words) for f in FIGURES],
     }
     for what, lines in (("teams", teams), ("players", players)):
         b = board(lines, key, least)
+        shown = b.lines if all_ else b.lines[:TOP]
+        cells = [[f.shown(x.figures) for f in FIGURES] for x in shown]
         out[what] = {
             "below": b.below,
             "count": len(b.lines),
+            "shown": len(shown),
             "tables": [
                 {
                     "name": name,
@@ -330,12 +345,22 @@ def view(teams: Sequence[Line], players: Sequence[Line], sort: Any = None, minim
                             "name": x.name,
                             "team": x.team,
                             "link": x.link,
-                            "cells": [BY_KEY[k].shown(x.figures) for k in keys],
+                            "cells": [row[COLUMN[k]] for k in keys],
                         }
-                        for x in b.lines
+                        for x, row in zip(shown, cells, strict=True)
                     ],
                 }
                 for name, keys in GROUPS
             ],
         }
     return out
+
+
+def as_cells(page: dict[str, Any]) -> dict[str, Any]:
+    """A page's figures as table cells, each row's at once: a long leaderboard costs one string a row
+    rather than an escape a figure (they are the figures' own digits, %, ½ and –, nothing to escape)."""
+    for what in ("teams", "players"):
+        for table in page[what]["tables"]:
+            for row in table["rows"]:
+                row["cells"] = Markup("".join(f"<td>{c}</td>" for c in row["cells"]))
+    return page

@@ -34,19 +34,22 @@ def player_name(typed: Any, registered: list[str]) -> str | None:
     return next((r for r in registered if same_name(r) == same_name(tidy)), tidy)
 
 
-def lines_of(game: GameFigures, ns: int, ew: int, registered: dict[int, list[str]]) -> list[dict[str, Any]]:
+def lines_of(
+    game: GameFigures, ns: int, ew: int, registered: dict[int, list[str]], ns_side: str = "a"
+) -> list[dict[str, Any]]:
     """A kiosk game's rows of ``game_figures``: each team's, and each named player's (a name typed at
-    both seats of a team counts once, for the first seat)."""
+    both seats of a team counts once, for the first seat); ``ns_side``: NS is the meeting's team a or b."""
     out: list[dict[str, Any]] = []
     for t, team in enumerate((ns, ew)):
-        out.append({"team_id": team, "player": fs.TEAM_LINE, **_hand(game.sides[t])})
+        side = ns_side if t == 0 else "b" if ns_side == "a" else "a"
+        out.append({"team_id": team, "player": fs.TEAM_LINE, "side": side, **_hand(game.sides[t])})
         seen = set()
         for s in (t, t + 2):
             name = player_name(game.players.get("NESW"[s]), registered.get(team, []))
             if name is None or same_name(name) in seen:
                 continue
             seen.add(same_name(name))
-            out.append({"team_id": team, "player": name, **_hand(game.seats[s])})
+            out.append({"team_id": team, "player": name, "side": side, **_hand(game.seats[s])})
     return out
 
 
@@ -54,19 +57,23 @@ def _hand(f: Figures) -> dict[str, int]:
     return {k: getattr(f, k) for k in HAND_FIGURES}
 
 
-def write_figures(conn: Any, league_game: int, meeting: int, ns_team: int | None, state: GameState | None) -> None:
-    """A kiosk game's figures in place of those it had; none when the game cannot be folded or nobody
-    knows which team sat NS (its result then waits for the organiser, and its hands count for nobody)."""
+def write_figures(
+    conn: Any, league_game: int, meeting: int, ns_team: int | None, state: GameState | None, *, sums: bool = True
+) -> None:
+    """A kiosk game's figures in place of those it had, and (``sums``) its teams' sums; no figures when
+    the game cannot be folded or nobody knows which team sat NS (its result then waits for the
+    organiser, and its hands count for nobody)."""
     teams = fs.meeting_teams(conn, meeting)
     if state is None or ns_team is None or teams is None or ns_team not in teams or teams[1] is None:
-        fs.replace_game(conn, league_game, [])
+        fs.replace_game(conn, league_game, [], sums=sums)
         return
     ew_team = teams[1] if ns_team == teams[0] else teams[0]
     registered = {
-        t: [n for text in texts for n in json.loads(text)]
-        for t, (_name, texts) in fs.team_names(conn, [ns_team, ew_team]).items()
+        t: [n for text in texts for n in json.loads(text)] for t, texts in fs.rosters(conn, [ns_team, ew_team]).items()
     }
-    fs.replace_game(conn, league_game, lines_of(figures_of(state), ns_team, ew_team, registered))
+    side = "a" if ns_team == teams[0] else "b"
+    lines = lines_of(figures_of(state), ns_team, ew_team, registered, side)
+    fs.replace_game(conn, league_game, lines, sums=sums)
 
 
 def fold(conn: Any, kiosk: int, game: int) -> GameState | None:
@@ -86,8 +93,10 @@ def refigure(conn: Any) -> int:
     fs.clear(conn)
     done = 0
     for k in fs.finished_kiosk_games(conn):
-        write_figures(conn, k["league_game"], k["meeting_id"], k["ns_team"], fold(conn, k["kiosk_id"], k["game"]))
+        state = fold(conn, k["kiosk_id"], k["game"])
+        write_figures(conn, k["league_game"], k["meeting_id"], k["ns_team"], state, sums=False)
         done += 1
+    fs.sum_teams(conn)
     return done
 
 
@@ -120,25 +129,23 @@ def _stats(r: Reader, seasons: list[int], by_name: bool) -> Stats:
     by team name and player name across seasons."""
     teams = fs.season_teams(r.conn, seasons)
     names = {t["id"]: t["name"] for t in teams}
-    results = fs.team_results(r.conn, seasons)
-    team_lines: dict[Any, Line] = {}
-    player_lines: dict[Any, Line] = {}
-    hands: dict[int, Figures] = {}
+    own: dict[int, Figures] = {}
     players: list[tuple[int, str, Figures]] = []
-    for row in fs.sums(r.conn, seasons):
+    for row in fs.sums(r.conn, list(names)):
         if row["player"] == fs.TEAM_LINE:
-            hands[row["team_id"]] = _figures({**row, "games": 0, "won": 0, "tied": 0})
+            own[row["team_id"]] = _figures(row)
         else:
             players.append((row["team_id"], row["player"], _figures(row)))
+    team_lines: dict[Any, Line] = {}
+    player_lines: dict[Any, Line] = {}
     for t in teams:
-        played, won, tied = results.get(t["id"], (0, 0, 0))
-        figures = Figures(games=played, won=won, tied=tied) + hands.get(t["id"], NOTHING)
         key = same_name(t["name"]) if by_name else t["id"]
         held = team_lines.get(key)
         link = "" if by_name else f"/teams/{t['id']}"
-        team_lines[key] = Line(t["name"], figures + (held.figures if held else NOTHING), link=link)
+        figures = own.get(t["id"], NOTHING) + (held.figures if held else NOTHING)
+        team_lines[key] = Line(t["name"], figures, link=link)
     for team, player, figures in players:
-        team_name = names.get(team, "?")
+        team_name = names[team]
         pkey = (same_name(team_name), same_name(player)) if by_name else (team, same_name(player))
         was = player_lines.get(pkey)
         player_lines[pkey] = Line(player, figures + (was.figures if was else NOTHING), team_name)

@@ -1,19 +1,26 @@
 """The league's statistics pages: a season's (``/seasons/{id}/stats``) and all a league's seasons'
 (``/leagues/{id}/stats``), teams and players as leaderboards sorted by any figure (``?sort=``), with a
-minimum of games to be listed (``?min=``, default 3). Links only, no JavaScript; each group of figures
-is a table narrow enough for a phone."""
+minimum of games to be listed (``?min=``, default 3), the first 50 of each unless ``?all=1``. Links
+only, no JavaScript; each group of figures is a table narrow enough for a phone."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from kiosk.stats import view
+from kiosk.stats import Line, as_cells, view
 from league.pages import _int, not_found, render
 from league.season import LeagueRefused
 from league.stats import league_stats, season_stats
 from league.store import Store
+
+
+def _view(request: Request, teams: list[Line], players: list[Line]) -> dict[str, Any]:
+    q = request.query_params
+    return as_cells(view(teams, players, q.get("sort"), q.get("min"), q.get("all")))
 
 
 class StatsPages:
@@ -35,7 +42,7 @@ class StatsPages:
             title=f"{league['name']}: {s['name']}",
             back=(f"/seasons/{s['id']}", f"{s['name']}: standings"),
             other=(f"/leagues/{league['id']}/stats", "every season"),
-            **view(stats.teams, stats.players, request.query_params.get("sort"), request.query_params.get("min")),
+            **_view(request, stats.teams, stats.players),
         )
 
     def league(self, request: Request) -> HTMLResponse:
@@ -54,7 +61,7 @@ class StatsPages:
             back=("/", "Leagues"),
             other=None,
             all_time=True,
-            **view(stats.teams, stats.players, request.query_params.get("sort"), request.query_params.get("min")),
+            **_view(request, stats.teams, stats.players),
         )
 
     def routes(self) -> list[Route]:

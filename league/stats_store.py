@@ -1,10 +1,14 @@
-"""Every SQL statement of the statistics: each kiosk game's figures a team and a player (``game_figures``,
-derived from the kiosk's events: written when the game's result is, written again by a rebuild), and the
-sums over a season's games that count.
+"""Every SQL statement of the statistics. Two derived tables:
 
-Games, wins and ties are not kept here: they come from ``games`` as it stands (a ruling counts as
-ruled), for hand-recorded games too. Teams and games are derived tables that ``rebuild`` writes again,
-so they are referred to by id without a foreign key."""
+- ``game_figures``: each kiosk game's figures, a row for each team and each named player, written from
+  the kiosk's events when the game's result is (league/stats.py), again by a rebuild;
+- ``team_figures``: each team's and player's sums over the games that count (games, wins and ties of
+  every game, hand-recorded ones too; the rest from ``game_figures``), written again for a game's two
+  teams whenever its figures or its result change, in the same transaction, so that a statistics page
+  reads a few hundred rows however many games the season has.
+
+Both are rebuilt from the log and the kiosks' events by ``clabber league rebuild``. Teams and games are
+derived tables that ``rebuild`` writes again, so they are referred to by id without a foreign key."""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from sqlalchemy.engine import Connection
 
 from kiosk.stats import HAND_FIGURES
 from league.kiosk_store import kiosk_events, kiosk_games
-from league.store import divisions, games, meetings, metadata, rounds, teams
+from league.store import divisions, games, meetings, metadata, teams
 
 TEAM_LINE = ""  # the player of a team's own line
 
@@ -26,20 +30,106 @@ game_figures = sa.Table(
     sa.Column("game_id", sa.Integer, primary_key=True, autoincrement=False),  # the league's game
     sa.Column("team_id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("player", sa.String(40), primary_key=True),  # TEAM_LINE for the team itself
+    sa.Column("side", sa.String(1), nullable=False),  # the team is the meeting's a or b
+    *(sa.Column(f, sa.Integer, nullable=False) for f in HAND_FIGURES),
+    sa.Index("game_figures_by_team", "team_id"),
+)
+team_figures = sa.Table(
+    "team_figures",
+    metadata,
+    sa.Column("team_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("won", sa.Integer, nullable=False),
+    sa.Column("tied", sa.Integer, nullable=False),
     *(sa.Column(f, sa.Integer, nullable=False) for f in HAND_FIGURES),
 )
+# A team's games are found by its meetings (the sums are written again team by team).
+meetings_by_a = sa.Index("meetings_by_team_a", meetings.c.team_a)
+meetings_by_b = sa.Index("meetings_by_team_b", meetings.c.team_b)
 
 
-def replace_game(conn: Connection, game: int, lines: Iterable[dict[str, Any]]) -> None:
-    """A game's lines (each: team_id, player and the hand figures) in place of those it had."""
+def replace_game(conn: Connection, game: int, lines: Iterable[dict[str, Any]], *, sums: bool = True) -> None:
+    """A game's lines (each: team_id, player, side and the hand figures) in place of those it had, and
+    (``sums``) its teams' sums written again."""
     conn.execute(sa.delete(game_figures).where(game_figures.c.game_id == game))
     rows = [{**x, "game_id": game} for x in lines]
     if rows:
         conn.execute(sa.insert(game_figures), rows)
+    if sums:
+        sum_game(conn, game)
 
 
 def clear(conn: Connection) -> None:
     conn.execute(sa.delete(game_figures))
+
+
+def sum_game(conn: Connection, game: int) -> None:
+    """The sums of a game's two teams, written again (after its result or its figures changed)."""
+    row = conn.execute(
+        sa.select(meetings.c.team_a, meetings.c.team_b)
+        .join(games, games.c.meeting_id == meetings.c.id)
+        .where(games.c.id == game)
+    ).first()
+    if row is not None:
+        sum_teams(conn, [t for t in row if t is not None])
+
+
+def sum_teams(conn: Connection, ids: Sequence[int] | None = None) -> None:
+    """Teams' sums (every team's when ``ids`` is None) written again from the games that count and their
+    figures: a team's games, wins and ties from every game, the rest from the kiosk games."""
+    f, chosen = game_figures.c, list(ids) if ids is not None else None
+    if chosen is not None:
+        conn.execute(sa.delete(team_figures).where(team_figures.c.team_id.in_(chosen)))
+    else:
+        conn.execute(sa.delete(team_figures))
+    q = (
+        sa.select(
+            f.team_id,
+            f.player,
+            sa.func.count().label("games"),
+            sa.func.sum(sa.case((games.c.outcome == f.side, 1), else_=0)).label("won"),
+            sa.func.sum(sa.case((games.c.outcome == "tie", 1), else_=0)).label("tied"),
+            *(sa.func.max(f[k]).label(k) if k == "biggest" else sa.func.sum(f[k]).label(k) for k in HAND_FIGURES),
+        )
+        .join(games, games.c.id == f.game_id)
+        .where(games.c.outcome.is_not(None))
+        .group_by(f.team_id, f.player)
+    )
+    if chosen is not None:
+        q = q.where(f.team_id.in_(chosen))
+    rows = {(r.team_id, r.player): dict(r._mapping) for r in conn.execute(q)}
+    for team, (played, won, tied) in _results(conn, chosen).items():
+        empty = {"team_id": team, "player": TEAM_LINE, **dict.fromkeys(HAND_FIGURES, 0)}
+        line = rows.setdefault((team, TEAM_LINE), empty)
+        line.update(games=played, won=won, tied=tied)
+    out = [{k: int(v) if k != "player" else v for k, v in r.items()} for r in rows.values()]
+    for start in range(0, len(out), 1000):
+        conn.execute(sa.insert(team_figures), out[start : start + 1000])
+
+
+def _results(conn: Connection, ids: list[int] | None) -> dict[int, tuple[int, int, int]]:
+    """Each team's games, games won and games tied, over every game that counts (kiosk or by hand)."""
+    out: dict[int, tuple[int, int, int]] = {}
+    for side, mine in (("team_a", "a"), ("team_b", "b")):
+        team = meetings.c[side]
+        q = (
+            sa.select(
+                team,
+                sa.func.count(),
+                sa.func.sum(sa.case((games.c.outcome == mine, 1), else_=0)),
+                sa.func.sum(sa.case((games.c.outcome == "tie", 1), else_=0)),
+            )
+            .join(games, games.c.meeting_id == meetings.c.id)
+            .where(games.c.outcome.is_not(None))
+            .group_by(team)
+        )
+        if ids is not None:
+            q = q.where(team.in_(ids))
+        for t, played, won, tied in conn.execute(q):
+            was = out.get(t, (0, 0, 0))
+            out[t] = (was[0] + played, was[1] + int(won or 0), was[2] + int(tied or 0))
+    return out
 
 
 def finished_kiosk_games(conn: Connection) -> list[dict[str, Any]]:
@@ -66,10 +156,10 @@ def meeting_teams(conn: Connection, meeting: int) -> tuple[int, int | None] | No
     return None if row is None else (row[0], row[1])
 
 
-def team_names(conn: Connection, ids: Sequence[int]) -> dict[int, tuple[str, list[str]]]:
-    """Teams by id: name, and the players and substitutes as stored (JSON texts)."""
-    q = sa.select(teams.c.id, teams.c.name, teams.c.players, teams.c.substitutes).where(teams.c.id.in_(list(ids)))
-    return {r[0]: (r[1], [r[2], r[3]]) for r in conn.execute(q)}
+def rosters(conn: Connection, ids: Sequence[int]) -> dict[int, list[str]]:
+    """Teams by id: their players and substitutes as stored (JSON texts)."""
+    q = sa.select(teams.c.id, teams.c.players, teams.c.substitutes).where(teams.c.id.in_(list(ids)))
+    return {r[0]: [r[1], r[2]] for r in conn.execute(q)}
 
 
 def season_teams(conn: Connection, seasons: Sequence[int]) -> list[dict[str, Any]]:
@@ -83,56 +173,9 @@ def season_teams(conn: Connection, seasons: Sequence[int]) -> list[dict[str, Any
     return [dict(r._mapping) for r in conn.execute(q)]
 
 
-def _counted(seasons: Sequence[int]) -> Any:
-    """The games that count of the seasons' divisions (every stage), with their meeting's teams."""
-    return (
-        sa.select(games.c.id, games.c.outcome, meetings.c.team_a, meetings.c.team_b)
-        .join(meetings, meetings.c.id == games.c.meeting_id)
-        .join(rounds, rounds.c.id == meetings.c.round_id)
-        .join(divisions, divisions.c.id == rounds.c.division_id)
-        .where(divisions.c.season_id.in_(list(seasons)), games.c.outcome.is_not(None))
-        .subquery("counted")
-    )
-
-
-def team_results(conn: Connection, seasons: Sequence[int]) -> dict[int, tuple[int, int, int]]:
-    """Each team's games, games won and games tied, over every game that counts (kiosk or by hand)."""
-    g = _counted(seasons)
-    out: dict[int, tuple[int, int, int]] = {}
-    for side, mine in (("team_a", "a"), ("team_b", "b")):
-        q = sa.select(
-            g.c[side],
-            sa.func.count(),
-            sa.func.sum(sa.case((g.c.outcome == mine, 1), else_=0)),
-            sa.func.sum(sa.case((g.c.outcome == "tie", 1), else_=0)),
-        ).group_by(g.c[side])
-        for team, played, won, tied in conn.execute(q):
-            was = out.get(team, (0, 0, 0))
-            out[team] = (was[0] + played, was[1] + int(won or 0), was[2] + int(tied or 0))
-    return out
-
-
-def sums(conn: Connection, seasons: Sequence[int]) -> list[dict[str, Any]]:
-    """Every team's and player's hand figures summed over the seasons' kiosk games that count, a row
-    each (``player`` is TEAM_LINE for a team's own), with the games, wins and ties of each line."""
-    g = _counted(seasons)
-    f = game_figures.c
-    won = sa.or_(
-        sa.and_(g.c.outcome == "a", g.c.team_a == f.team_id), sa.and_(g.c.outcome == "b", g.c.team_b == f.team_id)
-    )
-    figures = [sa.func.max(f[k]).label(k) if k == "biggest" else sa.func.sum(f[k]).label(k) for k in HAND_FIGURES]
-    q = (
-        sa.select(
-            f.team_id,
-            f.player,
-            sa.func.count().label("games"),
-            sa.func.sum(sa.case((won, 1), else_=0)).label("won"),
-            sa.func.sum(sa.case((g.c.outcome == "tie", 1), else_=0)).label("tied"),
-            *figures,
-        )
-        .join(g, g.c.id == f.game_id)
-        .group_by(f.team_id, f.player)
-    )
+def sums(conn: Connection, team_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The teams' own lines and their players' (``player`` TEAM_LINE for a team's own)."""
+    q = sa.select(team_figures).where(team_figures.c.team_id.in_(list(team_ids)))
     return [dict(r._mapping) for r in conn.execute(q)]
 
 

@@ -26,7 +26,7 @@ from league.migrate import downgrade, upgrade
 from league.organiser import Organiser
 from league.pages import make_app
 from league.stats import league_stats, season_stats
-from league.stats_store import game_figures
+from league.stats_store import game_figures, team_figures
 from league.store import Store
 from tests.league_pages_helpers import HOSTILE, table_rows
 from tests.league_stats_helpers import (
@@ -186,7 +186,7 @@ def test_hostile_names_are_shown_as_text(league_db, tmp_path):
     store = Store(league_db)
     w = small_season(store, tmp_path)
     with store.write() as wr:  # a name typed at a table is anyone's input too
-        wr.conn.execute(sa.update(game_figures).where(game_figures.c.player == "Cy").values(player=HOSTILE[:40]))
+        wr.conn.execute(sa.update(team_figures).where(team_figures.c.player == "Cy").values(player=HOSTILE[:40]))
     page = TestClient(make_app(store)).get(f"/seasons/{w['season']}/stats?min=1").text
     assert "<script>" not in page and "&lt;script&gt;" in page
     store.close()
