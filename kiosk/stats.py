@@ -29,7 +29,8 @@ from engine.cards import JACK
 from engine.melds import Meld
 from engine.scoring import HandScore
 from engine.seats import SEAT_NAMES, SEATS, TEAM_NAMES, TEAMS, Team, other, team_of
-from kiosk.game_state import FINISHED, OVER, GameState
+from kiosk.events import GameEvent
+from kiosk.game_state import FINISHED, OVER, ActionRefused, GameState
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,40 @@ def tally(games: Iterable[GameFigures]) -> tuple[list[Line], list[Line]]:
                 was = players.get(pkey)
                 players[pkey] = Line(player, g.seats[s] + (was.figures if was else NOTHING), team)
     return list(teams.values()), list(players.values())
+
+
+class Tally:
+    """A kiosk's games' figures, each game folded once for each version of it (its newest event's seq),
+    summed by the names typed at the table. Not safe for two threads at once."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, tuple[int, GameFigures | None]] = {}
+
+    def stale(self, versions: Iterable[tuple[int, int]]) -> list[int]:
+        """The games (of ``versions``: id and newest seq) not folded as they are now."""
+        return [g for g, seq in versions if g not in self._held or self._held[g][0] != seq]
+
+    def fold(self, events: Sequence[GameEvent]) -> None:
+        """A game's figures from its log; none when it does not count or cannot be folded (the owner is
+        told about such a game elsewhere)."""
+        game, seq = events[0].game, events[-1].seq
+        try:
+            state = GameState.from_events(events)
+        except ActionRefused:
+            self._held[game] = (seq, None)
+            return
+        self._held[game] = (seq, figures_of(state) if counts(state) else None)
+
+    def lines(self, versions: Iterable[tuple[int, int]]) -> tuple[list[Line], list[Line]]:
+        """The teams' and players' lines over the games of ``versions`` (others are forgotten)."""
+        wanted = dict(versions)
+        for g in [g for g in self._held if g not in wanted]:
+            del self._held[g]
+        return tally(f for g, (_seq, f) in sorted(self._held.items()) if f is not None)
+
+    def clear(self) -> None:
+        """Forgets every game (another database file: its numbers are other games)."""
+        self._held.clear()
 
 
 @dataclass(frozen=True)
