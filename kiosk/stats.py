@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -263,6 +263,14 @@ def tally(games: Iterable[GameFigures]) -> tuple[list[Line], list[Line]]:
                 was = players.get(pkey)
                 players[pkey] = Line(player, g.seats[s] + (was.figures if was else NOTHING), team)
     return list(teams.values()), list(players.values())
+
+
+class Statistics(NamedTuple):
+    """A kiosk's statistics: the games counted, the teams' lines and the players'."""
+
+    games: int
+    teams: list[Line]
+    players: list[Line]
 
 
 class Tally:

@@ -31,7 +31,7 @@ from kiosk import league_link, outbox
 from kiosk.events import GameEvent
 from kiosk.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
-from kiosk.stats import Line, Tally
+from kiosk.stats import Statistics, Tally
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
 from kiosk.table_input import parse_league, parse_players, parse_reason, parse_team_name, parse_teams
 
@@ -173,13 +173,13 @@ class Table:
         """The most recent games, newest first."""
         return self.store.games(limit)
 
-    def statistics(self) -> tuple[list[Line], list[Line]]:
+    def statistics(self) -> Statistics:
         """The teams' and players' figures over the games that ended (kiosk/stats.py), by the names
         typed at the table; each game is folded once until it changes."""
         versions = self.store.finished_games()
         for game in self._tally.stale(versions):
             self._tally.fold(self.store.events(game))
-        return self._tally.lines(versions)
+        return Statistics(len(versions), *self._tally.lines(versions))
 
     def preview(self, game_id: int, record: dict[str, Any]) -> Hand:
         """The engine's hand for a record in this game, checked but not stored (what a tap would

@@ -65,7 +65,7 @@ def test_the_kiosk_tally_by_names_typed_folds_each_game_once_until_it_changes(tm
     for h in GAME_1:
         g2 = table.add_hand(g2.id, h)
     table.new_game(["Aces", "Open"], first_dealer="N")  # in play: not counted
-    teams, players = table.statistics()
+    _, teams, players = table.statistics()
     by = {x.name: x.figures for x in teams}
     assert set(by) == {"ACES", "Kings", "Queens"}  # shown as last typed
     assert (by["ACES"].games, by["ACES"].won, by["ACES"].points) == (2, 2, 1104)
@@ -78,10 +78,10 @@ def test_the_kiosk_tally_by_names_typed_folds_each_game_once_until_it_changes(tm
     assert table._tally._held[g1.id] is folded  # unchanged: not folded again
     fifth = {"dealer": "W", "trump": "C", "maker": "N", "points": {"NS": 100, "EW": 62}, "bell": "S"}
     table.correct(g1.id, 5, fifth, "the bell was S's", PIN)
-    teams, players = table.statistics()
+    _, teams, players = table.statistics()
     assert {x.name: x.figures for x in teams}["ACES"].bells == 3 and table._tally._held[g1.id] is not folded
     table.abandon(g2.id, "players left", PIN)
-    teams, _ = table.statistics()
+    _, teams, _ = table.statistics()
     assert {x.name: x.figures.games for x in teams} == {"Aces": 1, "Kings": 1}
 
 

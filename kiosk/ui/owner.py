@@ -66,8 +66,7 @@ class OwnerScreen(KioskScreen):
     join_timeout = 10.0  # seconds the league has to answer a code
     _ticking: Any = None
     _watching: Any = None
-    _stats: Any = ([], [])
-    _games = 0
+    _stats: Any = (0, [], [])
 
     def on_step(self, _w: Any, step: str) -> None:
         self.ids.steps.current = step
@@ -196,7 +195,6 @@ class OwnerScreen(KioskScreen):
         """The teams' (or players') figures over the games that ended here, by the names typed."""
         try:
             self._stats = self.table.statistics()
-            self._games = len(self.table.store.finished_games())
         except StoreError as e:
             self.notes = str(e)
             return
@@ -212,14 +210,14 @@ class OwnerScreen(KioskScreen):
         self._show_stats()
 
     def _show_stats(self) -> None:
-        teams, players = self._stats
+        games, teams, players = self._stats
         b = board(teams if self.stats_who == "teams" else players, self.stats_sort, 1)
         figure = BY_KEY["win_rate" if self.stats_sort == "wins" else self.stats_sort]
         heading = ("Team" if self.stats_who == "teams" else "Player (team)", "G", "W", figure.header)
         self.stats_rows = [heading, *(_stats_row(x, figure) for x in b.lines[:STATS_SHOWN])]
         more = f", the first {STATS_SHOWN} shown" if len(b.lines) > STATS_SHOWN else ""
         self.stats_said = (
-            f"{self._games} game{'' if self._games == 1 else 's'} ended at this table; "
+            f"{games} game{'' if games == 1 else 's'} ended at this table; "
             f"{len(b.lines)} {self.stats_who} by the names typed{more}, by {BY_KEY[self.stats_sort].words}."
             if b.lines
             else "No game has ended at this table yet."
