@@ -231,12 +231,17 @@ class OwnerScreen(KioskScreen):
         from kiosk.ui import theme as T
 
         box.clear_widgets()
+        widths = (None, T.mm(11), T.mm(11), T.mm(17))  # the figures' columns fit "12½", "100%", "116.8"
+        one = T.line(T.small())
         for i, row in enumerate(self.stats_rows):
-            line = BoxLayout(size_hint_y=None, height=T.line(T.small()))
+            line = BoxLayout(size_hint_y=None, height=one)
             for j, text in enumerate(row):
-                cell = Label(text=text, bold=i == 0, shorten=True, halign="left" if j == 0 else "right")
-                cell.size_hint_x = 4 if j == 0 else 1
+                cell = Label(text=text, bold=i == 0, halign="left" if j == 0 else "right", valign="middle")
+                if widths[j] is not None:
+                    cell.size_hint_x, cell.width = None, widths[j]
                 cell.bind(size=lambda c, size: setattr(c, "text_size", (size[0] - T.mm(1), None)))
+                if j == 0:  # a long name (and its team) takes a second line rather than being cut
+                    cell.bind(texture_size=lambda _c, ts, line=line: setattr(line, "height", max(one, ts[1] + 4)))
                 line.add_widget(cell)
             box.add_widget(line)
 
