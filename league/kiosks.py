@@ -264,7 +264,8 @@ class Kiosks:
         return bound
 
     def _record_figures(self, w: Writer, kiosk: dict[str, Any], game: int, state: GameState | None) -> None:
-        """A kiosk game that is a league game has its figures written with its result (the statistics)."""
+        """A kiosk game that is a league game has its figures written with its result, and its teams'
+        sums (the statistics); this is what sums a ``game_played``."""
         bound = ks.bound_game(w.conn, kiosk["id"], game)  # read again: the result may have just been written
         if bound is not None and bound["league_game"] is not None:
             write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], state)

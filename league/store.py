@@ -368,7 +368,9 @@ class Writer(Reader):
 def _apply(conn: Connection, kind: str, p: dict[str, Any], *, sums: bool = True) -> None:
     """Writes the derived tables for one event (``sums``: and the statistics' sums a result changes)."""
     _write(conn, kind, p)
-    if sums and kind in (ev.GAME_RECORDED, ev.GAME_PLAYED, ev.GAME_RULED):
+    # A kiosk game's result (game_played) is summed with its figures, which its writer writes next in
+    # the same transaction (league/kiosks.py, league/stats.py): once rather than twice.
+    if sums and kind in (ev.GAME_RECORDED, ev.GAME_RULED):
         from league.stats_store import sum_game  # declared beside its own tables, which build on these
 
         sum_game(conn, p["game"])
