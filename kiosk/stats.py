@@ -83,17 +83,9 @@ class Figures:
         value: Fraction | int | None = getattr(self, figure)
         return value
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {f: getattr(self, f) for f in COUNTED}
-        for key in DERIVED:
-            v = self.value(key)
-            out[key] = None if v is None else round(float(v), 4)
-        return out
-
 
 COUNTED = tuple(f.name for f in fields(Figures))
 HAND_FIGURES = COUNTED[3:]  # what a game's events say beyond its result
-DERIVED = ("wins", "win_rate", "make_rate", "average")
 NOTHING = Figures()
 
 

@@ -177,7 +177,3 @@ def sums(conn: Connection, team_ids: Sequence[int]) -> list[dict[str, Any]]:
     """The teams' own lines and their players' (``player`` TEAM_LINE for a team's own)."""
     q = sa.select(team_figures).where(team_figures.c.team_id.in_(list(team_ids)))
     return [dict(r._mapping) for r in conn.execute(q)]
-
-
-def count_lines(conn: Connection) -> int:
-    return int(conn.execute(sa.select(sa.func.count()).select_from(game_figures)).scalar_one())
