@@ -445,6 +445,13 @@ class Store:
         where, args = ("WHERE status = ?", [status]) if status else ("", [])
         return list(self.db.query(f"SELECT * FROM games {where} ORDER BY id DESC LIMIT ?", [*args, limit]))
 
+    @_reads
+    def finished_games(self) -> list[tuple[int, int]]:
+        """The games ended at the target or by the table (not abandoned), each with its newest
+        event's seq: what the statistics count, and when a game's figures must be counted again."""
+        sql = "SELECT id, last_seq FROM games WHERE status IN ('over', 'finished') ORDER BY id"
+        return [(r[0], r[1]) for r in self.conn.execute(sql)]
+
     def last_seq(self, game: int) -> int:
         """The sequence number of a game's newest event (0 when there is none)."""
         row = self.conn.execute("SELECT MAX(seq) FROM events WHERE game = ?", (game,)).fetchone()

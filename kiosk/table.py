@@ -31,6 +31,7 @@ from kiosk import league_link, outbox
 from kiosk.events import GameEvent
 from kiosk.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
+from kiosk.stats import Statistics, Tally
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
 from kiosk.table_input import parse_league, parse_players, parse_reason, parse_team_name, parse_teams
 
@@ -65,6 +66,7 @@ class Table:
         self.clock = clock
         self.rng = rng or random.SystemRandom()  # the Jack draw uses a real random source
         self._states: dict[int, GameState] = {}
+        self._tally = Tally()
         self._attention: list[Unfoldable] | None = None
         self._unsaved_lock: str | None = None  # a PIN lock the store could not write (full disk)
 
@@ -170,6 +172,14 @@ class Table:
     def games(self, limit: int = 50) -> list[dict[str, Any]]:
         """The most recent games, newest first."""
         return self.store.games(limit)
+
+    def statistics(self) -> Statistics:
+        """The teams' and players' figures over the games that ended (kiosk/stats.py), by the names
+        typed at the table; each game is folded once until it changes."""
+        versions = self.store.finished_games()
+        for game in self._tally.stale(versions):
+            self._tally.fold(self.store.events(game))
+        return Statistics(len(versions), *self._tally.lines(versions))
 
     def preview(self, game_id: int, record: dict[str, Any]) -> Hand:
         """The engine's hand for a record in this game, checked but not stored (what a tap would

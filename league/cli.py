@@ -299,8 +299,33 @@ def bracket(org: Any, division_id: int, as_json: bool) -> None:
 @league.command("rebuild")
 @_refusals
 def rebuild(org: Any) -> None:
-    """Write every derived table again from the log."""
-    click.echo(f"{org.store.rebuild()} events replayed")
+    """Write every derived table again from the log, and the kiosk games' figures from their events."""
+    from league.stats import rebuild as rebuild_all
+
+    replayed, figured = rebuild_all(org.store)
+    click.echo(f"{replayed} events replayed; {figured} kiosk games' figures written")
+
+
+@league.command("export")
+@click.argument("season_id", type=int)
+@click.option("--format", "form", type=click.Choice(["csv", "json"]), default="json", show_default=True)
+@click.option("--what", type=click.Choice(["standings", "games"]), default="standings", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), help="A file to write (default: the output).")
+@_refusals
+def export(org: Any, season_id: int, form: str, what: str, out: str | None) -> None:
+    """A season's standings, or its games (kiosk games with their clabber-game/1 records), as CSV or JSON."""
+    from league.export import export as export_text
+
+    text = export_text(org.store, season_id, what, form)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(out, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    except OSError as e:
+        raise LeagueRefused(f"export: cannot write {out}: {e.strerror or e}") from None
+    click.echo(f"{what} of season {season_id} written to {out}", err=True)
 
 
 # ---- kiosks -------------------------------------------------------------------------------------

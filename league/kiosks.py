@@ -25,6 +25,7 @@ from league import store as st
 from league.organiser import advance_playoffs
 from league.season import LeagueRefused, SeasonSettings, read_settings
 from league.standings import TIE, A, B
+from league.stats import write_figures
 from league.store import Reader, Store, Writer
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
@@ -277,6 +278,7 @@ class Kiosks:
         ks.add_events(w.conn, kiosk["id"], game, rows, now)
         if folding is not None:
             self._record_result(w, kiosk, bound, folding.state)
+            self._record_figures(w, kiosk, game, folding.state)
         answer = {
             "game": game,
             "meeting": bound["meeting_id"],
@@ -305,6 +307,14 @@ class Kiosks:
         bound = ks.bound_game(w.conn, kiosk["id"], game)
         assert bound is not None  # just written, in this transaction
         return bound
+
+    def _record_figures(self, w: Writer, kiosk: dict[str, Any], game: int, state: GameState | None) -> None:
+        """A kiosk game that is a league game has its figures written with its result, and its teams'
+        sums (the statistics); this is what sums a ``game_played``."""
+        bound = ks.bound_game(w.conn, kiosk["id"], game)  # read again: the result may have just been written
+        if bound is not None and bound["league_game"] is not None:
+            w.lock_league()  # the teams' sums are shared with every other game of theirs
+            write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], state)
 
     def _record_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
         """A kiosk game that has ended becomes (or updates) its meeting's game in the standings."""

@@ -127,7 +127,7 @@ class Pages:
 
     def index(self, request: Request) -> HTMLResponse:
         with self.store.read() as r:
-            leagues = [{"name": lg["name"], "seasons": r.seasons(lg["id"])} for lg in r.leagues()]
+            leagues = [{"id": lg["id"], "name": lg["name"], "seasons": r.seasons(lg["id"])} for lg in r.leagues()]
         return render(request, "index.html", leagues=leagues)
 
     def season(self, request: Request) -> HTMLResponse:
@@ -251,10 +251,13 @@ def make_app(store: Store, *, secure_cookies: bool = False, clock: Callable[[], 
 
     ``secure_cookies``: the site is reached over https (behind a TLS proxy), so cookies say Secure.
     """
+    from league.export_pages import ExportPages
     from league.kiosk_pages import KioskPages
     from league.kiosks import Kiosks
     from league.organiser_pages import OrganiserPages
+    from league.stats_pages import StatsPages
 
     organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock)
     routes = Pages(store).routes() + organiser.routes() + KioskPages(organiser, Kiosks(store)).routes()
+    routes += StatsPages(store).routes() + ExportPages(store).routes()
     return Hardened(Starlette(routes=routes), policy())

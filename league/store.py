@@ -417,8 +417,18 @@ class Writer(Reader):
         return LeagueEvent(id_, at, kind, payload)
 
 
-def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
-    """Writes the derived tables for one event."""
+def _apply(conn: Connection, kind: str, p: dict[str, Any], *, sums: bool = True) -> None:
+    """Writes the derived tables for one event (``sums``: and the statistics' sums a result changes)."""
+    _write(conn, kind, p)
+    # A kiosk game's result (game_played) is summed with its figures, which its writer writes next in
+    # the same transaction (league/kiosks.py, league/stats.py): once rather than twice.
+    if sums and kind in (ev.GAME_RECORDED, ev.GAME_RULED):
+        from league.stats_store import sum_game  # declared beside its own tables, which build on these
+
+        sum_game(conn, p["game"])
+
+
+def _write(conn: Connection, kind: str, p: dict[str, Any]) -> None:
     if kind == ev.LEAGUE_CREATED:
         conn.execute(sa.insert(leagues).values(id=p["league"], name=p["name"]))
     elif kind == ev.SEASON_CREATED:
@@ -683,13 +693,18 @@ class Store:
             yield w
 
     def rebuild(self) -> int:
-        """Empties the derived tables and writes them again from the log; returns the events replayed."""
+        """Empties the derived tables and writes them again from the log, then the statistics' sums from
+        the kiosk games' figures as they are (league/stats.py's rebuild writes those too); returns the
+        events replayed."""
         with self.write() as w:
             for table in DERIVED:
                 w.conn.execute(sa.delete(table))
             log = w.events()
             for e in log:
-                _apply(w.conn, e.kind, e.payload)
+                _apply(w.conn, e.kind, e.payload, sums=False)
+            from league.stats_store import sum_teams
+
+            sum_teams(w.conn)  # once for every team, rather than after each game
         return len(log)
 
     def close(self) -> None:

@@ -31,7 +31,7 @@ def test_a_season_from_the_command_line(league_db):
     assert lines[0]["team"] == winner and lines[0]["points_for"] == 121 and lines[0]["wins"] == 1.0
     code, out, _ = _run(league_db, "standings", "1")
     assert code == 0 and out.splitlines()[1].split()[:2] == ["1", ["Aces", "Kings", "Queens"][winner - 1]]
-    assert _run(league_db, "rebuild")[1].endswith("events replayed\n")
+    assert _run(league_db, "rebuild")[1].endswith("events replayed; 0 kiosk games' figures written\n")
 
 
 def test_refusals_are_one_line_and_a_status(league_db, tmp_path):

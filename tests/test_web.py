@@ -114,7 +114,8 @@ def test_a_team_named_like_a_script_is_shown_as_text(site):
 
 
 def test_pages_only_by_token_and_nothing_lists_the_games(site):
-    for path in ("/", "/recent", "/g/", f"/g/{site['game'].token[:-1]}", "/g/1", "/games", "/g/../clabber.db"):
+    paths = ("/", "/recent", "/stats", "/g/", f"/g/{site['game'].token[:-1]}", "/g/1", "/games", "/g/../clabber.db")
+    for path in paths:
         status, _, _ = site["server"].get(path)
         assert status == 404, path
     status, _, html = site["server"].get(f"/g/{site['open'].token}")
@@ -160,6 +161,42 @@ def test_recent_games_only_where_the_config_allows(tmp_path, site):
     try:
         status, _, html = server.get("/recent")
         assert status == 200 and "Table 3: recent games" in html and site["game"].token in html
+    finally:
+        server.close()
+
+
+def test_statistics_only_where_the_config_allows_by_the_names_typed(tmp_path):
+    from tests.league_pages_helpers import table_rows
+    from tests.web_helpers import Server as S
+
+    table = open_table(tmp_path / "clabber.db")
+    table.set_pin("582917")
+    play_to_the_end(table)
+    play_to_the_end(table, ("ruminers", "<b>Mackeys</b>"))  # the same Ruminers, typed in lower case
+    table.new_game(["Ruminers", "Open"], first_dealer="E")  # still in play: not counted
+    gone = table.new_game(["Ruminers", "Gone"], first_dealer="E")
+    table.abandon(gone.id, "players left", "582917")  # abandoned: not counted
+    table.store.close()
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('show_recent = true\ntable_name = "Table 3"\n')
+    server = S(tmp_path / "clabber.db", env={"CLABBER_CONFIG": str(cfg)})
+    try:
+        status, _, html = server.get("/stats?min=1&sort=average")
+        assert status == 200 and "Table 3: statistics" in html and "2 games ended at this table" in html
+        rows = table_rows(html)
+        games = rows[rows.index(["#", "Team", "G", "W", "W%", "Hands", "Pts ▼", "Best"]) + 1 :][:3]
+        # Each game: 70, set, then 162 three times (556 in 5 hands); the others 92 and 81.
+        assert games == [
+            ["1", "ruminers", "2", "2", "100%", "10", "111.2", "162"],
+            ["2", "<b>Mackeys</b>", "1", "0", "0%", "5", "34.6", "92"],
+            ["2", "Mackeys", "1", "0", "0%", "5", "34.6", "92"],
+        ]
+        trump = rows[rows.index(["#", "Team", "Trump", "Made", "Made%", "XX", "XX'd", "P/O"]) + 1 :][0]
+        assert trump == ["1", "ruminers", "8", "6", "75%", "2", "0", "0"]
+        assert "<b>Mackeys</b>" not in html and "&lt;b&gt;Mackeys&lt;/b&gt;" in html
+        assert ["1", "Carolyn ruminers", "2", "2", "100%", "10", "111.2", "162"] in rows  # S, with Ron
+        status, _, html = server.get("/stats")
+        assert "at least 3 games" in html and "No teams with 3 games or more yet." in html
     finally:
         server.close()
 

@@ -204,6 +204,7 @@ def test_every_response_carries_the_security_headers(served):
         "/view": (200, "max-age"),
         "/": (404, "no-store"),
         "/recent": (404, "no-store"),
+        "/stats": (404, "no-store"),
         "/g/nothing-here-at-all": (404, "no-store"),
         "/g/" + "x" * 40 + ".json": (404, "no-store"),
     }

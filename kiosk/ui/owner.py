@@ -1,4 +1,5 @@
-"""The owner's menu behind the PIN: corrections, abandoning, settings, the league, backups, restart."""
+"""The owner's menu behind the PIN: corrections, abandoning, settings, statistics, the league, backups,
+restart."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused
 from kiosk.league_words import all_sent, sync_words
 from kiosk.pin import MAX_DIGITS, MIN_DIGITS
+from kiosk.stats import BY_KEY, Figure, Line, board
 from kiosk.store import StoreError
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.pickers import ReasonPicker
@@ -24,12 +26,23 @@ DIM_CHOICES = ("60", "300", "900", "0")  # seconds; 0 never dims
 MOST_ADDRESS = 120  # characters of a league's address
 MOST_CODE = 14  # the organiser's code: 10 characters, and a dash or two
 LEAGUE_EVERY = 2.0  # seconds between two looks at the sync while the league's status is shown
+# The statistics: the figures the owner steps through, and how many teams or players a list shows.
+STATS_SORTS = (
+    *("wins", "win_rate", "make_rate", "average", "biggest", "sets_taken", "sets_given"),
+    *("mules", "hundreds", "fifties", "dads", "bells", "reneges", "pass_outs"),
+)
+STATS_SHOWN = 30
+
+
+def _stats_row(x: Line, figure: Figure) -> tuple[str, str, str, str]:
+    name = f"{x.position}. {x.name}" + (f" ({x.team})" if x.team else "")
+    return name, str(x.figures.games), BY_KEY["wins"].shown(x.figures), figure.shown(x.figures)
 
 
 class OwnerScreen(KioskScreen):
     """PIN first; then the menu."""
 
-    step = StringProperty("pin")  # pin, menu, correct, settings, reprint, league, join, leave
+    step = StringProperty("pin")  # pin, menu, correct, settings, reprint, stats, league, join, leave
     recent = ListProperty([])  # "id|label" of the recent games to print again
     printed = StringProperty("")  # what the printer last said about a reprint
     pin = StringProperty("")
@@ -48,9 +61,14 @@ class OwnerScreen(KioskScreen):
     league_said = StringProperty("")  # the sync in a sentence
     league_lines = StringProperty("")  # where the kiosk sits, deliveries, errors, games held
     league_good = BooleanProperty(False)  # everything delivered
+    stats_who = StringProperty("teams")  # or players
+    stats_sort = StringProperty("wins")
+    stats_said = StringProperty("")  # what the list counts, in a sentence
+    stats_rows = ListProperty([])  # a heading and one row a team or player: name, games, wins, the figure
     join_timeout = 10.0  # seconds the league has to answer a code
     _ticking: Any = None
     _watching: Any = None
+    _stats: Any = (0, [], [])
 
     def on_step(self, _w: Any, step: str) -> None:
         self.ids.steps.current = step
@@ -209,6 +227,62 @@ class OwnerScreen(KioskScreen):
             from kivy.core.window import Window
 
             Window.rotation = int(value)
+
+    # ---- the statistics --------------------------------------------------------------------------------
+
+    def statistics(self) -> None:
+        """The teams' (or players') figures over the games that ended here, by the names typed."""
+        try:
+            self._stats = self.table.statistics()
+        except StoreError as e:
+            self.notes = str(e)
+            return
+        self.step = "stats"
+        self._show_stats()
+
+    def show_stats(self, who: str) -> None:
+        self.stats_who = who
+        self._show_stats()
+
+    def next_sort(self) -> None:
+        self.stats_sort = STATS_SORTS[(STATS_SORTS.index(self.stats_sort) + 1) % len(STATS_SORTS)]
+        self._show_stats()
+
+    def _show_stats(self) -> None:
+        games, teams, players = self._stats
+        b = board(teams if self.stats_who == "teams" else players, self.stats_sort, 1)
+        figure = BY_KEY["win_rate" if self.stats_sort == "wins" else self.stats_sort]
+        heading = ("Team" if self.stats_who == "teams" else "Player (team)", "G", "W", figure.header)
+        self.stats_rows = [heading, *(_stats_row(x, figure) for x in b.lines[:STATS_SHOWN])]
+        more = f", the first {STATS_SHOWN} shown" if len(b.lines) > STATS_SHOWN else ""
+        self.stats_said = (
+            f"{games} game{'' if games == 1 else 's'} ended at this table; "
+            f"{len(b.lines)} {self.stats_who} by the names typed{more}, by {BY_KEY[self.stats_sort].words}."
+            if b.lines
+            else "No game has ended at this table yet."
+        )
+
+    def fill_stats(self, box: Any) -> None:
+        """The list: a row a team or player, the name wide, then games, wins and the figure sorted by."""
+        from kivy.uix.boxlayout import BoxLayout
+        from kivy.uix.label import Label
+
+        from kiosk.ui import theme as T
+
+        box.clear_widgets()
+        widths = (None, T.mm(11), T.mm(11), T.mm(17))  # the figures' columns fit "12½", "100%", "116.8"
+        one = T.line(T.small())
+        for i, row in enumerate(self.stats_rows):
+            line = BoxLayout(size_hint_y=None, height=one)
+            for j, text in enumerate(row):
+                cell = Label(text=text, bold=i == 0, halign="left" if j == 0 else "right", valign="middle")
+                if widths[j] is not None:
+                    cell.size_hint_x, cell.width = None, widths[j]
+                cell.bind(size=lambda c, size: setattr(c, "text_size", (size[0] - T.mm(1), None)))
+                if j == 0:  # a long name (and its team) takes a second line rather than being cut
+                    cell.bind(texture_size=lambda _c, ts, line=line: setattr(line, "height", max(one, ts[1] + 4)))
+                line.add_widget(cell)
+            box.add_widget(line)
 
     # ---- the league ------------------------------------------------------------------------------------
 

@@ -2,10 +2,11 @@
 
 A process of its own that opens the database read-only: it can show a game, never change one.
 Pages are found by each game's unguessable token; nothing lists games unless the configuration
-allows the table's recent games. Everything else is a 404. The file is opened again when it is
-replaced (a restore) and stays readable when the kiosk is stopped (see ``store.open_reader``).
-Folding and drawing a game runs in worker threads, so a big game never holds up other pages;
-each state of a game is drawn once. The server around it (deadlines, limits) is in server.py.
+allows the table's recent games (``/recent``, and their statistics at ``/stats``). Everything else
+is a 404. The file is opened again when it is replaced (a restore) and stays readable when the kiosk
+is stopped (see ``store.open_reader``). Folding and drawing a game runs in worker threads, so a big
+game never holds up other pages; each state of a game is drawn once (and folded once for the
+statistics). The server around it (deadlines, limits) is in server.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import contextlib
 import json
 import logging
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager
@@ -36,6 +38,7 @@ from kiosk.present import corrections_of, hand_summary
 from kiosk.present import rows as sheet_rows
 from kiosk.replay import replay_text
 from kiosk.share import qr_svg, result_of, result_url, viewer_link
+from kiosk.stats import Tally, as_cells, view
 from kiosk.store import Store, StoreError, is_damage, open_reader
 from kiosk.web.headers import Hardened, content_security_policy
 
@@ -91,7 +94,14 @@ def create_app(site: Site) -> Hardened:
     games: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()  # (file, id, last_seq) -> page
     drawing: dict[tuple[int, int, int], asyncio.Future[dict[str, Any]]] = {}  # being drawn now
     reader = Reader(site.db)
-    reader.on_reopen = games.clear  # another file may hold other games under the same numbers
+    tally, tallying = Tally(), threading.Lock()  # the statistics' figures of each game, folded once
+
+    def reopened() -> None:  # another file may hold other games under the same numbers
+        games.clear()
+        with tallying:
+            tally.clear()
+
+    reader.on_reopen = reopened
     threads: dict[str, anyio.CapacityLimiter] = {}
 
     @asynccontextmanager
@@ -177,6 +187,29 @@ def create_app(site: Site) -> Hardened:
         html = templates.get_template("recent.html").render(games=rows, site=site)
         return HTMLResponse(html, headers={"Cache-Control": GAME_CACHE})
 
+    async def stats(request: Request) -> Response:
+        return await guarded(request, _stats)
+
+    async def _stats(request: Request) -> Response:
+        if not site.show_recent:
+            return not_found()
+        store = reader.store()
+        versions = store.finished_games()
+        logs = [store.events(g) for g in tally.stale(versions)]  # SQL here: the connection belongs to this thread
+        q = request.query_params
+
+        def work() -> str:
+            with tallying:  # one request at a time folds and sums
+                for log in logs:
+                    if log:
+                        tally.fold(log)
+                teams, players = tally.lines(versions)
+            page = as_cells(view(teams, players, q.get("sort"), q.get("min"), q.get("all")))
+            return templates.get_template("stats.html").render(site=site, games=len(versions), **page)
+
+        html = await anyio.to_thread.run_sync(work, limiter=threads["render"])
+        return HTMLResponse(html, headers={"Cache-Control": GAME_CACHE})
+
     async def viewer(request: Request) -> Response:
         cache = {"Cache-Control": STATIC_CACHE}
         return FileResponse(HERE / "static" / "view.html", media_type="text/html", headers=cache)
@@ -190,6 +223,7 @@ def create_app(site: Site) -> Hardened:
     routes = [
         Route("/g/{token}", game_page),
         Route("/recent", recent),
+        Route("/stats", stats),
         Route("/view", viewer),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: missing, 405: missing})

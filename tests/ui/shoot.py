@@ -198,6 +198,10 @@ def league_night(kiosk, shoot):
     for ch in "K7QMD-3XHPA":
         kiosk.tap_exact(ch)
     shoot("25-owner-join")
+    kiosk.tap("join_menu")
+    kiosk.tap("statistics")
+    kiosk.tap("stats_players")
+    shoot("26-owner-statistics")
 
 
 def main() -> None:

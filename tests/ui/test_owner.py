@@ -194,3 +194,52 @@ def test_a_short_pin_from_an_older_kiosk_opens_the_menu_and_asks_for_a_longer_on
     type_pin(kiosk, "2468")
     assert kiosk.screen.step == "menu" and "This PIN has 4 digits: set one of 6 or more" in kiosk.text("notes")
     assert kiosk.table.store.setting(PIN_KEY).startswith("scrypt$")
+
+
+def _list(kiosk):
+    """The statistics as the owner reads them: each row's cells, top to bottom."""
+    return [[c.text for c in reversed(row.children)] for row in reversed(kiosk.widget("stats_list").children)]
+
+
+def test_the_owners_statistics_by_the_team_names_typed_at_the_table(kiosk):
+    # Two games the Ruminers win (each: 70 to 92, set, then 162 three times: 556 to 173 in 5 hands), the
+    # second typed "ruminers"; a game still in play and an abandoned one do not count.
+    hands = [
+        {"trump": "H", "maker": "E", "points": {"NS": 70, "EW": 92}},
+        {"trump": "S", "maker": "S", "points": {"NS": 81, "EW": 81}},
+    ]
+    for teams in (["Ruminers", "Mackeys"], ["ruminers", "Bellmen"]):
+        g = kiosk.table.new_game(teams, ["Ron", "Elbert", "Carolyn", "Walter"], first_dealer="N")
+        for h in hands:
+            g = kiosk.table.add_hand(g.id, h)
+        while g.status == "open":
+            g = kiosk.table.add_hand(g.id, {"trump": "S", "maker": "N", "points": {"NS": 162, "EW": 0}})
+    gone = kiosk.table.new_game(["Ruminers", "Gone"], first_dealer="N")
+    kiosk.table.set_pin(PIN)
+    kiosk.table.abandon(gone.id, "players left", PIN)
+    start_game(kiosk, "Ruminers", "Open")
+    kiosk.tap("owner")
+    type_pin(kiosk, PIN)
+    kiosk.tap("statistics")
+    assert kiosk.screen.step == "stats"
+    assert kiosk.text("stats_said") == (
+        "2 games ended at this table; 3 teams by the names typed, by games won (a tie counts half)."
+    )
+    assert _list(kiosk) == [
+        ["Team", "G", "W", "W%"],
+        ["1. ruminers", "2", "2", "100%"],
+        ["2. Bellmen", "1", "0", "0%"],
+        ["2. Mackeys", "1", "0", "0%"],
+    ]
+    kiosk.tap("stats_sort")  # the next figure: the share of games won
+    kiosk.tap("stats_sort")  # made trump: Ruminers 6 of 8, Mackeys and Bellmen 1 of 1
+    assert _list(kiosk)[0][3] == "Made%" and _list(kiosk)[1] == ["1. Bellmen", "1", "0", "100%"]
+    assert ["3. ruminers", "2", "2", "75%"] in _list(kiosk)
+    kiosk.tap("stats_players")
+    rows = _list(kiosk)
+    assert rows[0] == ["Player (team)", "G", "W", "Made%"] and ["1. Elbert (Bellmen)", "1", "0", "100%"] in rows
+    assert ["1. Ron (ruminers)", "2", "2", "100%"] in rows  # N made trump three times in each game
+    assert ["4. Carolyn (ruminers)", "2", "2", "0%"] in rows  # S was set the once in each
+    assert rows[-1] == ["5. Walter (Mackeys)", "1", "0", "–"]  # never named trump: last
+    kiosk.tap("stats_menu")
+    assert kiosk.screen.step == "menu"

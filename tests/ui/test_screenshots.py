@@ -46,6 +46,7 @@ NAMES = [
     "23-owner-league",
     "24-owner-leave",
     "25-owner-join",
+    "26-owner-statistics",
 ]
 
 

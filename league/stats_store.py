@@ -1,0 +1,179 @@
+"""Every SQL statement of the statistics. Two derived tables:
+
+- ``game_figures``: each kiosk game's figures, a row for each team and each named player, written from
+  the kiosk's events when the game's result is (league/stats.py), again by a rebuild;
+- ``team_figures``: each team's and player's sums over the games that count (games, wins and ties of
+  every game, hand-recorded ones too; the rest from ``game_figures``), written again for a game's two
+  teams whenever its figures or its result change, in the same transaction, so that a statistics page
+  reads a few hundred rows however many games the season has.
+
+Both are rebuilt from the log and the kiosks' events by ``clabber league rebuild``. Teams and games are
+derived tables that ``rebuild`` writes again, so they are referred to by id without a foreign key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from kiosk.stats import HAND_FIGURES
+from league.kiosk_store import kiosk_events, kiosk_games
+from league.store import divisions, games, meetings, metadata, teams
+
+TEAM_LINE = ""  # the player of a team's own line
+
+game_figures = sa.Table(
+    "game_figures",
+    metadata,
+    sa.Column("game_id", sa.Integer, primary_key=True, autoincrement=False),  # the league's game
+    sa.Column("team_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("player", sa.String(40), primary_key=True),  # TEAM_LINE for the team itself
+    sa.Column("side", sa.String(1), nullable=False),  # the team is the meeting's a or b
+    *(sa.Column(f, sa.Integer, nullable=False) for f in HAND_FIGURES),
+    sa.Index("game_figures_by_team", "team_id"),
+)
+team_figures = sa.Table(
+    "team_figures",
+    metadata,
+    sa.Column("team_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("won", sa.Integer, nullable=False),
+    sa.Column("tied", sa.Integer, nullable=False),
+    *(sa.Column(f, sa.Integer, nullable=False) for f in HAND_FIGURES),
+)
+# A team's games are found by its meetings (the sums are written again team by team).
+meetings_by_a = sa.Index("meetings_by_team_a", meetings.c.team_a)
+meetings_by_b = sa.Index("meetings_by_team_b", meetings.c.team_b)
+
+
+def replace_game(conn: Connection, game: int, lines: Iterable[dict[str, Any]], *, sums: bool = True) -> None:
+    """A game's lines (each: team_id, player, side and the hand figures) in place of those it had, and
+    (``sums``) its teams' sums written again."""
+    conn.execute(sa.delete(game_figures).where(game_figures.c.game_id == game))
+    rows = [{**x, "game_id": game} for x in lines]
+    if rows:
+        conn.execute(sa.insert(game_figures), rows)
+    if sums:
+        sum_game(conn, game)
+
+
+def clear(conn: Connection) -> None:
+    conn.execute(sa.delete(game_figures))
+
+
+def sum_game(conn: Connection, game: int) -> None:
+    """The sums of a game's two teams, written again (after its result or its figures changed)."""
+    row = conn.execute(
+        sa.select(meetings.c.team_a, meetings.c.team_b)
+        .join(games, games.c.meeting_id == meetings.c.id)
+        .where(games.c.id == game)
+    ).first()
+    if row is not None:
+        sum_teams(conn, [t for t in row if t is not None])
+
+
+def sum_teams(conn: Connection, ids: Sequence[int] | None = None) -> None:
+    """Teams' sums (every team's when ``ids`` is None) written again from the games that count and their
+    figures: a team's games, wins and ties from every game, the rest from the kiosk games."""
+    f, chosen = game_figures.c, list(ids) if ids is not None else None
+    if chosen is not None:
+        conn.execute(sa.delete(team_figures).where(team_figures.c.team_id.in_(chosen)))
+    else:
+        conn.execute(sa.delete(team_figures))
+    q = (
+        sa.select(
+            f.team_id,
+            f.player,
+            sa.func.count().label("games"),
+            sa.func.sum(sa.case((games.c.outcome == f.side, 1), else_=0)).label("won"),
+            sa.func.sum(sa.case((games.c.outcome == "tie", 1), else_=0)).label("tied"),
+            *(sa.func.max(f[k]).label(k) if k == "biggest" else sa.func.sum(f[k]).label(k) for k in HAND_FIGURES),
+        )
+        .join(games, games.c.id == f.game_id)
+        .where(games.c.outcome.is_not(None))
+        .group_by(f.team_id, f.player)
+    )
+    if chosen is not None:
+        q = q.where(f.team_id.in_(chosen))
+    rows = {(r.team_id, r.player): dict(r._mapping) for r in conn.execute(q)}
+    for team, (played, won, tied) in _results(conn, chosen).items():
+        empty = {"team_id": team, "player": TEAM_LINE, **dict.fromkeys(HAND_FIGURES, 0)}
+        line = rows.setdefault((team, TEAM_LINE), empty)
+        line.update(games=played, won=won, tied=tied)
+    out = [{k: int(v) if k != "player" else v for k, v in r.items()} for r in rows.values()]
+    for start in range(0, len(out), 1000):
+        conn.execute(sa.insert(team_figures), out[start : start + 1000])
+
+
+def _results(conn: Connection, ids: list[int] | None) -> dict[int, tuple[int, int, int]]:
+    """Each team's games, games won and games tied, over every game that counts (kiosk or by hand)."""
+    out: dict[int, tuple[int, int, int]] = {}
+    for side, mine in (("team_a", "a"), ("team_b", "b")):
+        team = meetings.c[side]
+        q = (
+            sa.select(
+                team,
+                sa.func.count(),
+                sa.func.sum(sa.case((games.c.outcome == mine, 1), else_=0)),
+                sa.func.sum(sa.case((games.c.outcome == "tie", 1), else_=0)),
+            )
+            .join(games, games.c.meeting_id == meetings.c.id)
+            .where(games.c.outcome.is_not(None))
+            .group_by(team)
+        )
+        if ids is not None:
+            q = q.where(team.in_(ids))
+        for t, played, won, tied in conn.execute(q):
+            was = out.get(t, (0, 0, 0))
+            out[t] = (was[0] + played, was[1] + int(won or 0), was[2] + int(tied or 0))
+    return out
+
+
+def finished_kiosk_games(conn: Connection) -> list[dict[str, Any]]:
+    """Kiosk games that became a league game: kiosk, game, league game, meeting, who sat NS.
+    (Columns by name: a migration runs this on the schema as it was then.)"""
+    c = kiosk_games.c
+    q = (
+        sa.select(c.kiosk_id, c.game, c.league_game, c.meeting_id, c.ns_team)
+        .where(c.league_game.is_not(None))
+        .order_by(c.kiosk_id, c.game)
+    )
+    return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def applied_events(conn: Connection, kiosk_id: int, game: int) -> list[str]:
+    """A kiosk game's events the fold accepted, as stored (JSON), in seq order."""
+    c = kiosk_events.c
+    q = sa.select(c.event).where(c.kiosk_id == kiosk_id, c.game == game, c.quarantined.is_(None)).order_by(c.seq)
+    return [r[0] for r in conn.execute(q)]
+
+
+def meeting_teams(conn: Connection, meeting: int) -> tuple[int, int | None] | None:
+    row = conn.execute(sa.select(meetings.c.team_a, meetings.c.team_b).where(meetings.c.id == meeting)).first()
+    return None if row is None else (row[0], row[1])
+
+
+def rosters(conn: Connection, ids: Sequence[int]) -> dict[int, list[str]]:
+    """Teams by id: their players and substitutes as stored (JSON texts)."""
+    q = sa.select(teams.c.id, teams.c.players, teams.c.substitutes).where(teams.c.id.in_(list(ids)))
+    return {r[0]: [r[1], r[2]] for r in conn.execute(q)}
+
+
+def season_teams(conn: Connection, seasons: Sequence[int]) -> list[dict[str, Any]]:
+    """The seasons' teams: id, name, season."""
+    q = (
+        sa.select(teams.c.id, teams.c.name, divisions.c.season_id)
+        .join(divisions, divisions.c.id == teams.c.division_id)
+        .where(divisions.c.season_id.in_(list(seasons)))
+        .order_by(teams.c.id)
+    )
+    return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def sums(conn: Connection, team_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The teams' own lines and their players' (``player`` TEAM_LINE for a team's own)."""
+    q = sa.select(team_figures).where(team_figures.c.team_id.in_(list(team_ids)))
+    return [dict(r._mapping) for r in conn.execute(q)]
