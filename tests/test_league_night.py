@@ -1,6 +1,6 @@
 """A league night, end to end: one league server (on SQLite, and the same on PostgreSQL) and eight kiosks,
 each a table controller over its own store file with its own sync worker process (``clabber league sync``,
-as systemd runs it), play the first round of a 16-team season: eight meetings of three games, one at each
+as systemd runs it), play the first round of a 16-team season: eight meetings of four games, one at each
 kiosk. The kiosks join with the organiser's enrolment codes, take their meeting from tonight's list as the
 worker cached it and start each game as the start screen does; the tables enter hands as tables do (sets,
 reneges, melds, pass-outs, refused entries, double taps, undo, the owner's corrections with the PIN, an
@@ -60,14 +60,14 @@ TEAMS = [
     ("Makers", "Eli Make", "Fay Make"),
 ]
 VENUES = (("Germania", 4), ("Corner bar", 4))  # 8 tables: the round's 8 meetings, one at each
-GAMES = 3  # games a meeting
+GAMES = 4  # games a meeting
 SETTINGS = {
     "games_per_meeting": GAMES,
     "ranking": "games_won",
     "tie_breakers": ["game_points", "point_difference", "head_to_head"],
 }
 PIN = "246813"
-PACE = 0.25  # seconds between two rounds of the tables' actions
+PACE = 0.3  # seconds between two rounds of the tables' actions
 
 
 # ---- what each table does differently ---------------------------------------------------------------------
@@ -80,12 +80,13 @@ ABANDONS = {5}  # game 1 abandoned (the owner's PIN) after two hands: the meetin
 
 
 def a_hand(rng: random.Random) -> dict[str, Any]:
-    """A hand as a table enters it on the quick entry: mostly trump, maker and one team's points (made or
-    set as they fall), sometimes a meld, a renege, or a pass-out."""
+    """A hand as a table enters it on the quick entry: mostly trump, maker and one team's points (the makers
+    set one hand in four), sometimes a meld, a renege, or a pass-out."""
     if rng.random() < 0.05:
         return {"passed_out": True}
-    ns = rng.choice([p for p in range(163) if p not in (1, 161)])
     trump, maker = rng.choice("CDHS"), rng.choice("NESW")
+    makers = rng.choice([p for p in range(82, 163) if p != 161]) if rng.random() < 0.75 else rng.randint(2, 81)
+    ns = makers if maker in "NS" else 162 - makers  # made three times in four; set otherwise
     record: dict[str, Any] = {"trump": trump, "maker": maker, "points": {"NS": ns, "EW": 162 - ns}}
     extra = rng.random()
     if extra < 0.15:
@@ -129,6 +130,7 @@ class Station:
     table: Table = field(init=False)
     corrected_after: bool = False
     tally_hands: int = 0  # hands this table confirmed
+    steps: int = 0  # actions this table took
     abandoned: bool = False
     wrong_pin: bool = False
 
@@ -157,6 +159,10 @@ class Station:
 
     def state(self) -> str | None:
         return outbox.sync_state(self.store).get("state")
+
+    def hand_rows(self, game: int) -> list[dict[str, Any]]:
+        """The game's sheet as the kiosk shows it: a row a hand (set, renege, passed out...)."""
+        return list(self.table.game(game).rows()["hands"])
 
     def delivered(self) -> bool:
         """Nothing waits in the outbox and the worker says it is connected."""
@@ -275,6 +281,7 @@ class Night:
     server: LeagueServer
     cable: Cable
     stations: list[Station]
+    turns: int = 0
 
     def play(self, turns: int) -> None:
         """Every table still playing does one thing, ``turns`` times."""
@@ -285,12 +292,9 @@ class Night:
         for s in self.stations:
             if s.playing:
                 s.playing = s.step()
+                s.steps += 1
+        self.turns += 1
         time.sleep(PACE)
-
-    def play_for(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            self.turn()
 
     def during_a_request(self, act: Callable[[], None]) -> bool:
         """Does ``act`` at the first moment a request is on its way through the cable (watched every
@@ -322,6 +326,11 @@ class Night:
     def felt(self) -> bool:
         """Every worker whose table is still playing says the league is out of reach."""
         return all(s.state() == "unreachable" for s in self.stations if s.playing)
+
+    def progress(self) -> str:
+        return f"turn {self.turns}; each table's actions, hands, games: " + ", ".join(
+            f"{s.steps} {s.tally_hands} {s.finished()}{'' if s.playing else ' done'}" for s in self.stations
+        )
 
     def queued(self) -> int:
         return sum(outbox.queued(s.store) for s in self.stations)
@@ -379,6 +388,7 @@ def night(league_db: str, tmp_path: Path) -> Iterator[Night]:
         store.close()
 
 
+@pytest.mark.slow
 def test_a_league_night_with_the_league_restarted_and_the_network_cut(night: Night, tmp_path: Path) -> None:
     kiosks = Kiosks(night.store)
     stations, server, cable = night.stations, night.server, night.cable
@@ -398,19 +408,20 @@ def test_a_league_night_with_the_league_restarted_and_the_network_cut(night: Nig
     night.play_until(lambda: all(s.tally_hands >= 3 for s in stations), 60, "three hands at every table")
     killed_in_flight = night.during_a_request(server.kill)
     night.play_until(night.felt, 30, "every worker finds the league gone")
-    night.play_for(3.0)
+    night.play(5)
     queued_at_restart = night.queued()
     server.start()
-    # The network cut once every table has played a game: the league runs on, nothing reaches it.
-    night.play_until(lambda: all(s.finished() >= 1 for s in stations), 60, "a game played at every table")
+    # The network cut a little later: the league runs on, nothing reaches it.
+    night.play(4)
     cut_at = time.monotonic()
     night.during_a_request(cable.cut)
     night.play_until(night.felt, 30, "every worker finds the network cut")
-    night.play_for(5.0)
+    night.play(8)
     queued_at_mend, cut_for = night.queued(), time.monotonic() - cut_at
-    assert any(s.playing for s in stations), "the tables were still playing when the network came back"
+    assert queued_at_restart > 0 and queued_at_mend > 0  # the tables played on; their hands waited
+    assert all(s.playing for s in stations), f"a table done before the network came back: {night.progress()}"
     cable.mend()
-    mended = time.monotonic()
+    mended, mended_turn = time.monotonic(), night.turns
     night.play_until(lambda: not any(s.playing for s in stations), 120, "every meeting's games played")
     played = time.monotonic()
     wait_until(lambda: all(s.delivered() for s in stations), 90, "every kiosk's events delivered")
@@ -430,7 +441,7 @@ def test_a_league_night_with_the_league_restarted_and_the_network_cut(night: Nig
     assert kiosks.quarantine() == [] and divergences(night.store) == 0
     noted = kiosks.flags()["games"]
     assert [n["note"].split(" (")[0] for n in noted] == ["abandoned at the table"]
-    # Every meeting has its three games that count, and the league's standings are the kiosks' own.
+    # Every meeting has its four games that count, and the league's standings are the kiosks' own.
     with night.store.read() as r:
         for s in stations:
             assert sum(g["outcome"] is not None for g in r.games(s.meeting)) == GAMES
@@ -450,15 +461,20 @@ def test_a_league_night_with_the_league_restarted_and_the_network_cut(night: Nig
 
     events = sum(s.events() for s in stations)
     tally = stations[0].tally
+    rows = [h for s in stations for g in s.table.league_games().values() for x in g for h in s.hand_rows(x["game"])]
+    sets, reneges, passed = (sum(bool(h[k]) for h in rows) for k in ("set", "renege", "passed_out"))
     print(
         f"\nleague night on {night.store.dialect}: 8 kiosks, {tally.games} games"
-        f" ({tally.swapped} with team b at NS, {tally.abandoned} abandoned), {tally.hands} hands confirmed,"
+        f" ({tally.swapped} with team b at NS, {tally.abandoned} abandoned), {tally.hands} hands confirmed"
+        f" ({len(rows)} on the sheets: {sets} sets, {reneges} reneges, {passed} passed out),"
         f" {tally.corrections} corrections (and {tally.wrong_pins} wrong PIN), {tally.refused} entries refused,"
         f" {tally.double_taps} double taps, {tally.undos} undos"
         f"\n{events} events delivered, each once; {queued_at_restart} were waiting when the league restarted,"
         f" {queued_at_mend} when the network came back after {cut_for:.1f} s"
         f" ({cable.cut_off} connections cut in the middle, {cable.refused} refused); the league killed"
         f" {'with' if killed_in_flight else 'without'} a request on its way"
+        f"\nthe network came back at turn {mended_turn} of {night.turns} (each table's actions:"
+        f" {', '.join(str(s.steps) for s in stations)})"
         f"\nplayed in {played - begun:.1f} s; all delivered {settled - played:.1f} s after the last hand"
         f" ({settled - mended:.1f} s after the network came back); the night took {settled - begun:.1f} s"
     )
