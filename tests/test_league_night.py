@@ -114,7 +114,7 @@ class Tally:
 
 
 @dataclass
-class Station:
+class TableKiosk:
     """The kiosk at one table: its controller over its own store, its worker process, its meeting."""
 
     number: int
@@ -129,7 +129,7 @@ class Station:
     worker: WorkerProcess | None = None
     table: Table = field(init=False)
     corrected_after: bool = False
-    tally_hands: int = 0  # hands this table confirmed
+    hands: int = 0  # hands this table confirmed
     steps: int = 0  # actions this table took
     abandoned: bool = False
     wrong_pin: bool = False
@@ -241,7 +241,7 @@ class Station:
             assert self.table.confirm(game.id, action_id=action).last_seq == state.last_seq
             self.tally.double_taps += 1
         self.tally.hands += 1
-        self.tally_hands += 1
+        self.hands += 1
         if state.status == "over" and self.number in CORRECTS_AFTER and not self.corrected_after:
             self.corrected_after = True
             self.correct(state, 1, "scores misread")  # the game may be back in play: the table plays it on
@@ -274,13 +274,15 @@ class Station:
 
 @dataclass
 class Night:
+    """The league (its store, the organiser), its server behind the cable, and the eight tables."""
+
     store: Store
     org: Organiser
     division: int
     season: int
     server: LeagueServer
     cable: Cable
-    stations: list[Station]
+    kiosks: list[TableKiosk]
     turns: int = 0
 
     def play(self, turns: int) -> None:
@@ -289,7 +291,7 @@ class Night:
             self.turn()
 
     def turn(self) -> None:
-        for s in self.stations:
+        for s in self.kiosks:
             if s.playing:
                 s.playing = s.step()
                 s.steps += 1
@@ -318,22 +320,22 @@ class Night:
         """The tables play on until ``done()``; its seconds."""
         start = time.monotonic()
         while not done():
-            if time.monotonic() - start > seconds or not any(s.playing for s in self.stations):
+            if time.monotonic() - start > seconds or not any(s.playing for s in self.kiosks):
                 raise AssertionError(f"not within {seconds} s of play: {why}")
             self.turn()
         return time.monotonic() - start
 
     def felt(self) -> bool:
         """Every worker whose table is still playing says the league is out of reach."""
-        return all(s.state() == "unreachable" for s in self.stations if s.playing)
+        return all(s.state() == "unreachable" for s in self.kiosks if s.playing)
 
     def progress(self) -> str:
         return f"turn {self.turns}; each table's actions, hands, games: " + ", ".join(
-            f"{s.steps} {s.tally_hands} {s.finished()}{'' if s.playing else ' done'}" for s in self.stations
+            f"{s.steps} {s.hands} {s.finished()}{'' if s.playing else ' done'}" for s in self.kiosks
         )
 
     def queued(self) -> int:
-        return sum(outbox.queued(s.store) for s in self.stations)
+        return sum(outbox.queued(s.store) for s in self.kiosks)
 
 
 def _kiosk_env(folder: Path) -> dict[str, str]:
@@ -373,15 +375,15 @@ def night(league_db: str, tmp_path: Path) -> Iterator[Night]:
     server.start()
     cable = Cable(server.port)  # the kiosks reach the league through it
     tally = Tally()
-    stations = [
-        Station(i, venue, table, meeting, tmp_path / f"kiosk-{i}" / "clabber.db", tally)
+    kiosks = [
+        TableKiosk(i, venue, table, meeting, tmp_path / f"kiosk-{i}" / "clabber.db", tally)
         for i, (venue, table, meeting) in enumerate(at)
     ]
-    night = Night(store, org, division, season, server, cable, stations)
+    night = Night(store, org, division, season, server, cable, kiosks)
     try:
         yield night
     finally:
-        for s in stations:
+        for s in kiosks:
             s.close()
         cable.close()
         server.stop()
@@ -390,22 +392,22 @@ def night(league_db: str, tmp_path: Path) -> Iterator[Night]:
 
 @pytest.mark.slow
 def test_a_league_night_with_the_league_restarted_and_the_network_cut(night: Night, tmp_path: Path) -> None:
-    kiosks = Kiosks(night.store)
-    stations, server, cable = night.stations, night.server, night.cable
+    enrolled = Kiosks(night.store)
+    kiosks, server, cable = night.kiosks, night.server, night.cable
     begun = time.monotonic()
-    for s in stations:
-        s.join(cable.url, kiosks.make_code(s.venue[0], s.table_number))
+    for s in kiosks:
+        s.join(cable.url, enrolled.make_code(s.venue[0], s.table_number))
         s.worker = WorkerProcess(s.path, env=_kiosk_env(s.path.parent))
     # Each worker fetches tonight's meetings when it starts; the start screen reads them from the store.
-    wait_until(lambda: all(s.table.tonight() for s in stations), 30, "tonight's meetings cached on every kiosk")
-    for s in stations:
+    wait_until(lambda: all(s.table.tonight() for s in kiosks), 30, "tonight's meetings cached on every kiosk")
+    for s in kiosks:
         first = tonight_view(s.table.tonight(), s.table.league_status(), s.table.league_games(), s.table.clock())
         assert first.note == f"Tonight at {s.venue[1]}: tap your meeting."
         assert first.meetings[0].meeting == s.meeting and len(first.meetings) == 4
 
     # The league killed once every table has hands on its sheet (while a request is on its way, when one
     # comes within 10 s), then started again on its port.
-    night.play_until(lambda: all(s.tally_hands >= 3 for s in stations), 60, "three hands at every table")
+    night.play_until(lambda: all(s.hands >= 3 for s in kiosks), 60, "three hands at every table")
     killed_in_flight = night.during_a_request(server.kill)
     night.play_until(night.felt, 30, "every worker finds the league gone")
     night.play(5)
@@ -419,49 +421,49 @@ def test_a_league_night_with_the_league_restarted_and_the_network_cut(night: Nig
     night.play(8)
     queued_at_mend, cut_for = night.queued(), time.monotonic() - cut_at
     assert queued_at_restart > 0 and queued_at_mend > 0  # the tables played on; their hands waited
-    assert all(s.playing for s in stations), f"a table done before the network came back: {night.progress()}"
+    assert all(s.playing for s in kiosks), f"a table done before the network came back: {night.progress()}"
     cable.mend()
     mended, mended_turn = time.monotonic(), night.turns
-    night.play_until(lambda: not any(s.playing for s in stations), 120, "every meeting's games played")
+    night.play_until(lambda: not any(s.playing for s in kiosks), 120, "every meeting's games played")
     played = time.monotonic()
-    wait_until(lambda: all(s.delivered() for s in stations), 90, "every kiosk's events delivered")
+    wait_until(lambda: all(s.delivered() for s in kiosks), 90, "every kiosk's events delivered")
     settled = time.monotonic()
 
-    for s in stations:
+    for s in kiosks:
         assert s.worker is not None and s.worker.stop() == 0
         assert "Traceback" not in s.worker.words()
     # No event waits on any kiosk, none is held back.
-    for s in stations:
+    for s in kiosks:
         assert outbox.queued(s.store) == 0 and outbox.held(s.store) == []
     # The league holds each kiosk's events exactly: the same, in order, each once; each game counted once.
-    for s in stations:
+    for s in kiosks:
         assert differences(night.store, s.league_id, s.store) == [], s.number
         mine = {g for games in s.table.league_games().values() for g in (x["game"] for x in games)}
         assert league_game_count(night.store, s.league_id) == dict.fromkeys(mine, 1)
-    assert kiosks.quarantine() == [] and divergences(night.store) == 0
-    noted = kiosks.flags()["games"]
+    assert enrolled.quarantine() == [] and divergences(night.store) == 0
+    noted = enrolled.flags()["games"]
     assert [n["note"].split(" (")[0] for n in noted] == ["abandoned at the table"]
     # Every meeting has its four games that count, and the league's standings are the kiosks' own.
     with night.store.read() as r:
-        for s in stations:
+        for s in kiosks:
             assert sum(g["outcome"] is not None for g in r.games(s.meeting)) == GAMES
     season_rules = asdict(night.org.settings(night.season).rules)
-    ours = recount(stations, season_rules)
+    ours = recount(kiosks, season_rules)
     theirs = [
         (x.name, x.played, x.won, x.lost, x.tied, x.points_for, x.points_against, x.position)
         for x in night.org.standings(night.division)
     ]
     assert theirs == ours
     # The abandoned game does not count among the meeting's games played (tonight's list, from the league).
-    abandoner = next(s for s in stations if s.number in ABANDONS)
+    abandoner = next(s for s in kiosks if s.number in ABANDONS)
     key = outbox.link(abandoner.store)["key"]  # type: ignore[index]
     status, answer = server.api.call("GET", "/api/v1/tonight", key=key)
     assert status == 200
     assert {m["meeting"]: m["games_played"] for m in answer["meetings"]}[abandoner.meeting] == GAMES
 
-    events = sum(s.events() for s in stations)
-    tally = stations[0].tally
-    rows = [h for s in stations for g in s.table.league_games().values() for x in g for h in s.hand_rows(x["game"])]
+    events = sum(s.events() for s in kiosks)
+    tally = kiosks[0].tally
+    rows = [h for s in kiosks for g in s.table.league_games().values() for x in g for h in s.hand_rows(x["game"])]
     sets, reneges, passed = (sum(bool(h[k]) for h in rows) for k in ("set", "renege", "passed_out"))
     print(
         f"\nleague night on {night.store.dialect}: 8 kiosks, {tally.games} games"
@@ -474,14 +476,14 @@ def test_a_league_night_with_the_league_restarted_and_the_network_cut(night: Nig
         f" ({cable.cut_off} connections cut in the middle, {cable.refused} refused); the league killed"
         f" {'with' if killed_in_flight else 'without'} a request on its way"
         f"\nthe network came back at turn {mended_turn} of {night.turns} (each table's actions:"
-        f" {', '.join(str(s.steps) for s in stations)})"
+        f" {', '.join(str(s.steps) for s in kiosks)})"
         f"\nplayed in {played - begun:.1f} s; all delivered {settled - played:.1f} s after the last hand"
         f" ({settled - mended:.1f} s after the network came back); the night took {settled - begun:.1f} s"
     )
 
 
 def recount(
-    stations: list[Station], season_rules: dict[str, Any]
+    kiosks: list[TableKiosk], season_rules: dict[str, Any]
 ) -> list[tuple[str, int, int, int, int, int, int, int]]:
     """The standings counted again from the kiosks' own stores, by the season's rules: a game counts when it
     was played to the target with the season's rules (an abandoned game counts for nobody), at most the
@@ -490,14 +492,14 @@ def recount(
     teams' names are the ones tonight's meetings gave the kiosks."""
     names = {
         int(t["id"]): str(t["name"])
-        for s in stations
+        for s in kiosks
         for m in (s.table.tonight() or {}).get("meetings", [])
         for t in m["teams"].values()
     }
     assert len(names) == len(TEAMS)
     line = {t: {"played": 0, "won": 0, "lost": 0, "tied": 0, "for": 0, "against": 0} for t in names}
     results: list[tuple[int, int, str]] = []  # (NS team, EW team, winner NS, EW or tie)
-    for s in stations:
+    for s in kiosks:
         counted = 0
         for row in sorted(s.store.games(limit=100), key=lambda g: g["id"]):
             sides = (outbox.league_game(s.store, row["id"]) or {}).get("sides")
