@@ -79,7 +79,7 @@ class Cable:
             league.settimeout(None)
             with self.lock:
                 self.live |= {conn, league}
-            done = threading.Barrier(2, action=lambda c=conn, lg=league: self._forget(c, lg))  # type: ignore[misc]
+            done = threading.Barrier(2, action=lambda c=conn, lg=league: self._forget(c, lg))
             for a, b in ((conn, league), (league, conn)):
                 threading.Thread(target=self._pump, args=(a, b, done), daemon=True).start()
 
