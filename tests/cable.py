@@ -5,6 +5,7 @@ answer never comes) and new ones are reset as soon as they are made; the league 
 from __future__ import annotations
 
 import contextlib
+import functools
 import socket
 import struct
 import threading
@@ -79,7 +80,7 @@ class Cable:
             league.settimeout(None)
             with self.lock:
                 self.live |= {conn, league}
-            done = threading.Barrier(2, action=lambda c=conn, lg=league: self._forget(c, lg))
+            done = threading.Barrier(2, action=functools.partial(self._forget, conn, league))
             for a, b in ((conn, league), (league, conn)):
                 threading.Thread(target=self._pump, args=(a, b, done), daemon=True).start()
 
