@@ -171,7 +171,8 @@ class Kiosks:
                         "forfeited": m["forfeit_team"] is not None,
                         "teams": teams,
                         "games_per_meeting": settings.games_per_meeting,
-                        "games_played": len(r.games(m["id"])),
+                        # Games that count: one abandoned (or otherwise for nobody) leaves its place to another.
+                        "games_played": sum(g["outcome"] is not None for g in r.games(m["id"])),
                         "rules": asdict(settings.rules),  # the whole rules, as a game_started event keeps them
                     }
                 )
