@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -31,6 +32,7 @@ CODE_MINUTES = 10
 MOST_GAMES = 50  # in one push
 MOST_EVENTS = 1000  # of one game in one push
 EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")
+log = logging.getLogger("league.kiosks")
 STALE = "this code is unknown, used or expired: ask the organiser for a new one"
 
 
@@ -63,9 +65,17 @@ def _utcnow() -> dt.datetime:
 class Kiosks:
     """Enrolment, keys, pushes and tonight's meetings over the league's store."""
 
-    def __init__(self, store: Store, clock: Callable[[], dt.datetime] = _utcnow) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Callable[[], dt.datetime] = _utcnow,
+        published: Callable[[int], None] | None = None,
+    ) -> None:
+        """``published(venue)`` is called after a push that stored events has committed (the venue
+        boards follow it); from the pushing thread, so it must only hand the news on."""
         self.store = store
         self.clock = clock
+        self.published = published
 
     # ---- the organiser's side ---------------------------------------------------------------------
 
@@ -186,6 +196,12 @@ class Kiosks:
         with self.store.write() as w:
             for pushed in batch:
                 answers.append(self._push_game(w, kiosk, pushed, now))
+        # Committed: the boards may say it now (never before: a rolled-back push was never there).
+        if self.published is not None and any(a["stored"] for a in answers):
+            try:
+                self.published(kiosk["venue_id"])
+            except Exception:  # the kiosk's answer never waits on, nor fails for, the boards
+                log.exception("the boards were not told of a push")
         return {"games": answers}
 
     def rulings(self, kiosk: dict[str, Any]) -> dict[str, Any]:

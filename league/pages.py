@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -26,6 +26,9 @@ from league.game_page import game_view
 from league.organiser import Organiser
 from league.season import read_settings
 from league.store import Reader, Store
+
+if TYPE_CHECKING:
+    from league.board_feed import Boards
 
 TEMPLATES = Path(__file__).with_name("templates")
 PAGE_CACHE = b"no-cache"  # results change on league nights: ask again each time
@@ -246,15 +249,27 @@ class Pages:
         ]
 
 
-def make_app(store: Store, *, secure_cookies: bool = False, clock: Callable[[], float] | None = None) -> Any:
+def make_app(
+    store: Store,
+    *,
+    secure_cookies: bool = False,
+    clock: Callable[[], float] | None = None,
+    boards: Boards | None = None,
+    public_url: str | None = None,
+) -> Any:
     """The public and the organiser's pages as one ASGI app, with the security headers on every response.
 
     ``secure_cookies``: the site is reached over https (behind a TLS proxy), so cookies say Secure.
+    ``boards``: the open venue boards, which the kiosk API's pushes also tell (``clabber league serve``
+    shares one between the two); ``public_url``: where phones reach this site, for the board's QR code
+    (default: the address the board was opened at).
     """
+    from league.board_pages import BoardPages
     from league.kiosk_pages import KioskPages
     from league.kiosks import Kiosks
     from league.organiser_pages import OrganiserPages
 
-    organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock)
-    routes = Pages(store).routes() + organiser.routes() + KioskPages(organiser, Kiosks(store)).routes()
+    board = BoardPages(store, boards, public_url)
+    organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock, changed=board.boards.changed)
+    routes = Pages(store).routes() + organiser.routes() + KioskPages(organiser, Kiosks(store)).routes() + board.routes()
     return Hardened(Starlette(routes=routes), policy())
