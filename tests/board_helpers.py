@@ -56,7 +56,9 @@ def table_game(folder: Path, teams: tuple[str, str], hands: int) -> list[dict[st
     """A game played with the table controller, ``hands`` hands from HANDS in turn (team a at NS), as
     the kiosk pushes it: its events as JSON, in seq order."""
     table = open_table(folder / f"kiosk-{len(list(folder.glob('kiosk-*.db')))}.db")
-    g = table.new_game(list(teams), [f"{teams[0]} N", f"{teams[1]} E", f"{teams[0]} S", f"{teams[1]} W"], first_dealer="N")
+    g = table.new_game(
+        list(teams), [f"{teams[0]} N", f"{teams[1]} E", f"{teams[0]} S", f"{teams[1]} W"], first_dealer="N"
+    )
     for i in range(hands):
         table.add_hand(g.id, HANDS[i % len(HANDS)])
     out = []
