@@ -12,6 +12,7 @@ from typing import Any
 from engine.text import MAX_NAME
 from league import events as ev
 from league import store as st
+from league.history import played
 from league.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
 from league.schedule import make_schedule, spread_venues
 from league.season import LeagueRefused, SeasonSettings, read_settings
@@ -245,14 +246,7 @@ class Organiser:
     def _standings(cls, r: Reader, division: int) -> list[Line]:
         settings = cls._settings_of_division(r, division)
         names = {t["id"]: t["name"] for t in r.teams(division)}
-        results = [
-            Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
-            for g in r.division_games(division, st.ROUND_ROBIN)
-        ]
-        for m in r.meetings(division):
-            if m["forfeit_team"] is not None and m["stage"] == st.ROUND_ROBIN:
-                won = B if m["forfeit_team"] == m["team_a"] else A
-                results += [Result(m["team_a"], m["team_b"], 0, 0, won)] * settings.games_per_meeting
+        results = [p.result for p in played(r, division, settings.games_per_meeting)]
         return standings(names, results, settings.ranking, settings.tie_breakers)
 
     def settings(self, season: int) -> SeasonSettings:

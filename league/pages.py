@@ -25,6 +25,7 @@ from league import kiosk_store as ks
 from league.game_page import game_view
 from league.organiser import Organiser
 from league.season import read_settings
+from league.standings_view import division_view, make_rates, team_games
 from league.store import Reader, Store
 
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ def policy() -> bytes:
     """The result server's policy for the inline style of base.html, with forms allowed to post here."""
     csp = content_security_policy([(TEMPLATES / "base.html").read_text()])
     return csp.replace(b"form-action 'none'", b"form-action 'self'")
+
+
+CHART_POLICY = policy() + b"; img-src 'self'"  # the pages with charts: images of this site
 
 
 def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -140,13 +144,12 @@ class Pages:
             if season is None:
                 return not_found(request, "such season")
             league = r.league(season["league_id"])
-            divisions = [d | {"playoffs": r.playoffs(d["id"]) is not None} for d in r.divisions(season["id"])]
-        settings = read_settings(json.loads(season["settings"]))
-        shown = [
-            {"id": d["id"], "name": d["name"], "lines": self.organiser.standings(d["id"]), "playoffs": d["playoffs"]}
-            for d in divisions
-        ]
-        return render(
+            settings = read_settings(json.loads(season["settings"]))
+            shown = [
+                division_view(r, d, settings) | {"playoffs": r.playoffs(d["id"]) is not None}
+                for d in r.divisions(season["id"])
+            ]
+        response = render(
             request,
             "season.html",
             season=season,
@@ -156,6 +159,8 @@ class Pages:
             tie_breakers=", ".join(TIE_BREAKER.get(t, t) for t in settings.tie_breakers) or "nothing",
             games_per_meeting=settings.games_per_meeting,
         )
+        response.headers["content-security-policy"] = CHART_POLICY.decode()
+        return response
 
     def schedule(self, request: Request) -> HTMLResponse:
         id_ = _int(request, "division")
@@ -192,14 +197,20 @@ class Pages:
             if team is None:
                 return not_found(request, "such team")
             context = division_context(r, team["division_id"])
-        assert context is not None
+            assert context is not None
+            settings = read_settings(json.loads(context["season"]["settings"]))
+            line = next(
+                x for x in division_view(r, context["division"], settings)["rows"] if x["line"].team == team["id"]
+            )
+            games = team_games(r, team["id"])
+            makers = make_rates(r, team["id"])
         mine = [
             (round_["number"], m)
             for round_ in context["rounds"]
             for m in round_["meetings"]
             if team["id"] in (m["a_id"], m.get("b_id"))
         ]
-        return render(
+        response = render(
             request,
             "team.html",
             team=team,
@@ -208,7 +219,12 @@ class Pages:
             season=context["season"],
             division=context["division"],
             meetings=mine,
+            line=line,
+            charted=bool(games),
+            makers=makers,
         )
+        response.headers["content-security-policy"] = CHART_POLICY.decode()
+        return response
 
     def game(self, request: Request) -> HTMLResponse:
         id_ = _int(request, "game")
@@ -265,11 +281,19 @@ def make_app(
     (default: the address the board was opened at).
     """
     from league.board_pages import BoardPages
+    from league.chart_pages import ChartPages
     from league.kiosk_pages import KioskPages
     from league.kiosks import Kiosks
     from league.organiser_pages import OrganiserPages
 
     board = BoardPages(store, boards, public_url)
     organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock, changed=board.boards.changed)
-    routes = Pages(store).routes() + organiser.routes() + KioskPages(organiser, Kiosks(store)).routes() + board.routes()
+    charts = ChartPages(store)
+    routes = [
+        *Pages(store).routes(),
+        *organiser.routes(),
+        *KioskPages(organiser, Kiosks(store)).routes(),
+        *board.routes(),
+        *charts.routes(),
+    ]
     return Hardened(Starlette(routes=routes), policy())

@@ -36,9 +36,20 @@ def chromium() -> Iterator[Any]:
 
 def page_of(browser: Any, width: int, height: int) -> Any:
     """A new page with a viewport of ``width`` × ``height`` CSS pixels; its console errors are kept
-    in ``page.errors`` (a policy's refusal shows there)."""
+    in ``page.errors`` (a policy's refusal shows there), and what it asked for in vain (but the icon
+    a browser asks every site for) as ``"404 URL"`` too."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.errors = []
-    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+
+    def console(m: Any) -> None:
+        if m.type == "error" and not m.text.startswith("Failed to load resource"):  # said with its address below
+            page.errors.append(m.text)
+
+    def answered(r: Any) -> None:
+        if r.status >= 400 and not r.url.endswith("/favicon.ico"):
+            page.errors.append(f"{r.status} {r.url}")
+
+    page.on("console", console)
     page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("response", answered)
     return page
