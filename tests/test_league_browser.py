@@ -165,6 +165,14 @@ def phone_page(browser: Any, url: str) -> Any:
     return page
 
 
+def charts_loaded(page: Any, count: int) -> None:
+    """The page's charts are drawn: each image loaded, and no wider than the phone."""
+    sizes = page.eval_on_selector_all(
+        "img.chart", "imgs => imgs.map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().right])"
+    )
+    assert len(sizes) == count and all(done and width > 0 and right <= 390 for done, width, right in sizes), sizes
+
+
 def test_the_standings_and_a_team_page_fit_a_phone(night):
     # Results so the pages have something to show: four rounds, tonight's unfinished games recorded
     # by the organiser, the rounds after it as if played already.
@@ -181,9 +189,11 @@ def test_the_standings_and_a_team_page_fit_a_phone(night):
         page = phone_page(browser, f"{night['server'].url}/seasons/{night['season']}")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert page.locator("table tbody tr").count() == 24
+        charts_loaded(page, 1)
         shoot(page, "standings-390.png", full=True)
         team = page.locator("table tbody tr td a").first.get_attribute("href")
         page = phone_page(browser, f"{night['server'].url}{team}")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        charts_loaded(page, 1)
         shoot(page, "team-390.png", full=True)
         assert page.errors == []
