@@ -40,7 +40,7 @@ def night_words(night: str) -> str:
 
 def last_hand(state: GameState) -> str:
     """The last hand on the sheet in a few words: the makers and whether they made it, then what NS
-    and EW scored (XX for a set): ``EW set · 90–XX``."""
+    and EW scored (XX for a set): ``EW set, 90–XX``."""
     if not state.sheet.rows:
         return ""
     row = state.sheet.rows[-1]
@@ -51,7 +51,7 @@ def last_hand(state: GameState) -> str:
         return "misdeal: no score"
     if s.void:
         return "both reneged: no score"
-    said = "" if s.makers is None else f"{('NS', 'EW')[s.makers]} {'set' if s.set else 'made'} · "
+    said = "" if s.makers is None else f"{('NS', 'EW')[s.makers]} {'set' if s.set else 'made'}, "
     renege = f" · renege {('NS', 'EW')[s.renege.team]}" if s.renege is not None else ""
     return f"{said}{cell(s, 0)}–{cell(s, 1)}{renege}"
 

@@ -65,11 +65,11 @@ def test_the_board_shows_each_table_live_the_standings_and_a_qr_code_without_jav
     # Worked from the hands: N makes 112-50; E is set (NS 90, EW XX); S is set (XX, EW 92); W makes
     # 40-122 with four jacks.
     (a1, b1), (a2, b2) = night["teams"][:2]
-    assert shown[1] == f"Table 1 1 hand {a1} NS 112 {b1} EW 50 Deal E {b1} E Last hand: NS made · 112–50"
+    assert shown[1] == f"Table 1 1 hand {a1} NS 112 {b1} EW 50 Deal E {b1} E Last: NS made, 112–50"
     assert shown[2].startswith(f"Table 2 2 hands {a2} NS 202 {b2} EW 50 Deal S {a2} S")
-    assert shown[2].endswith("Last hand: EW set · 90–XX")
-    assert "Last hand: NS set · XX–" in shown[3] and "Deal W" in shown[3]
-    assert "Last hand: EW made ·" in shown[4] and "Deal N" in shown[4]
+    assert shown[2].endswith("Last: EW set, 90–XX")
+    assert "Last: NS set, XX–" in shown[3] and "Deal W" in shown[3]
+    assert "Last: EW made," in shown[4] and "Deal N" in shown[4]
     # The standings of the division playing there (nobody has finished a game yet), and the QR code
     # that opens them on a phone.
     assert "Division 1" in r.text and r.text.count("<tr><td>1</td>") == 8
@@ -107,7 +107,7 @@ def test_a_set_aside_event_changes_nothing_and_a_game_over_shows_its_winner(nigh
     done = played_game(tmp_path, teams, winner="EW")
     kiosks.push(kiosks.kiosk_for_key(night["keys"][1]), push_body(night["meetings"][1], done, game=2))
     page = client.get(f"/board/{night['venue']}").text
-    assert f"{teams[1]} won" in cards(page)[2] and "5 hands" in cards(page)[2]
+    assert f"Won: {teams[1]}" in cards(page)[2] and "5 hands" in cards(page)[2]
     assert f"<tr><td>1</td><td>{teams[1]}</td><td>1</td><td>1</td>" in page
 
 

@@ -1,15 +1,11 @@
 """The league's pages in a real headless Chromium (tests/browser.py) against a real ``clabber league
 serve``: the venue board on a 1920×1080 TV with 12 live tables, updated within a second of a push
 with no reload, and back by itself after the server restarts; the standings and a team's page on a
-390×844 phone without sideways scrolling.
-
-``CLABBER_SCREENSHOTS=DIR`` keeps the pages' pictures there (docs/images has them)."""
+390×844 phone without sideways scrolling. (The docs' pictures: ``python -m tests.board_shoot``.)"""
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,12 +19,6 @@ from tests.browser import chromium, page_of
 from tests.league_server import LeagueServer
 
 pytestmark = pytest.mark.slow
-SHOTS = os.environ.get("CLABBER_SCREENSHOTS")
-
-
-def shoot(page: Any, name: str, full: bool = False) -> None:
-    if SHOTS:
-        page.screenshot(path=str(Path(SHOTS) / name), full_page=full)
 
 
 def totals(events: list[dict[str, Any]]) -> tuple[int, int]:
@@ -122,7 +112,6 @@ def test_the_board_on_a_tv_shows_12_live_tables_and_a_push_within_a_second_witho
                 assert card_total(page, n, "NS") == str(totals(events)[0])
         opened = page.evaluate("window.clabberBoard.opened")
         updates = page.evaluate("window.clabberBoard.updates")
-        shoot(page, "board-1920x1080.png")
 
         acked = push_rest_of_table_7(night)
         wait_for_total(page, 7, "NS", after[0], timeout=1000)
@@ -190,10 +179,8 @@ def test_the_standings_and_a_team_page_fit_a_phone(night):
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert page.locator("table tbody tr").count() == 24
         charts_loaded(page, 1)
-        shoot(page, "standings-390.png", full=True)
         team = page.locator("table tbody tr td a").first.get_attribute("href")
         page = phone_page(browser, f"{night['server'].url}{team}")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         charts_loaded(page, 1)
-        shoot(page, "team-390.png", full=True)
         assert page.errors == []
