@@ -132,8 +132,8 @@ class Board:
             state = self._fold(r, g)
             seats = {"NS": names.get(ns_team, "?"), "EW": names.get(ew_team, "?")}
             games_here = sum(1 for x in bound if x["meeting_id"] == m["id"])
-            view = {"table": number, "meeting": m["id"], "game": games_here, "of": None, "live": state is not None}
-            view["of"] = _games_per_meeting(r, m["division_id"])
+            of = _games_per_meeting(r, m["division_id"])
+            view = {"table": number, "meeting": m["id"], "game": games_here, "of": of, "live": state is not None}
             if state is None:
                 view |= {"teams": seats, "status": "checking"}
             else:

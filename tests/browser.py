@@ -24,8 +24,9 @@ def chromium() -> Iterator[Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         unavailable("Playwright for Python is not installed (./run setup installs the test tools)")
-    # As root (CI) Chromium refuses to start inside its own sandbox.
-    args = ["--no-sandbox"] if os.geteuid() == 0 else []
+    # As root (CI) Chromium refuses to start inside its own sandbox; a container's small /dev/shm
+    # would crash its renderer.
+    args = ["--disable-dev-shm-usage", *(["--no-sandbox"] if os.geteuid() == 0 else [])]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
         try:
