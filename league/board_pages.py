@@ -26,7 +26,7 @@ from kiosk.share import qr_svg
 from kiosk.web.guard import LONG_RESPONSE
 from kiosk.web.headers import PLAIN_CSP, content_security_policy
 from league.board import Board
-from league.board_feed import Boards
+from league.board_feed import Boards, TooManyBoards
 from league.pages import environment, not_found, render
 from league.store import Store
 
@@ -132,7 +132,11 @@ class BoardPages:
         )
 
     async def _stream(self, venue: int, night: str, put_off: Any) -> AsyncIterator[str]:
-        w = self.boards.watch((venue, night))
+        try:
+            w = self.boards.watch((venue, night))
+        except TooManyBoards:  # the last places went while this one was answered: it tries again
+            yield f"retry: {60_000}\n\n"
+            return
         try:
             if put_off is not None:
                 put_off(STREAM_DEADLINE)

@@ -69,10 +69,11 @@ class Kiosks:
         self,
         store: Store,
         clock: Callable[[], dt.datetime] = _utcnow,
-        published: Callable[[int], None] | None = None,
+        published: Callable[[int | None], None] | None = None,
     ) -> None:
         """``published(venue)`` is called after a push that stored events has committed (the venue
-        boards follow it); from the pushing thread, so it must only hand the news on."""
+        boards follow it), with None when the push changed a result (every venue's standings); from
+        the pushing thread, so it must only hand the news on."""
         self.store = store
         self.clock = clock
         self.published = published
@@ -194,12 +195,15 @@ class Kiosks:
         now = _stamp(self.clock())
         answers = []
         with self.store.write() as w:
+            logged = w.next_id(st.events)
             for pushed in batch:
                 answers.append(self._push_game(w, kiosk, pushed, now))
+            results = w.next_id(st.events) != logged  # a game's result written: standings changed
         # Committed: the boards may say it now (never before: a rolled-back push was never there).
+        # A result changes the standings every venue's board shows; anything else, this venue's.
         if self.published is not None and any(a["stored"] for a in answers):
             try:
-                self.published(kiosk["venue_id"])
+                self.published(None if results else kiosk["venue_id"])
             except Exception:  # the kiosk's answer never waits on, nor fails for, the boards
                 log.exception("the boards were not told of a push")
         return {"games": answers}

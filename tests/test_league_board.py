@@ -137,6 +137,22 @@ def test_meetings_to_start_and_not_at_a_table_names_as_text_and_what_is_not_foun
     store.close()
 
 
+def test_a_push_tells_its_venues_boards_and_a_result_tells_every_venues(league_db, tmp_path):
+    store = Store(league_db)
+    world = busy_night(store, tables=2)
+    told: list[int | None] = []
+    kiosks = Kiosks(store, published=told.append)
+    k1, k2 = (kiosks.kiosk_for_key(k) for k in world["keys"])
+    events = table_game(tmp_path, world["teams"][0], hands=1)
+    kiosks.push(k1, push_body(world["meetings"][0], events))
+    kiosks.push(k1, push_body(world["meetings"][0], events))  # again: nothing stored, nobody told
+    assert told == [world["venue"]]
+    done = played_game(tmp_path, world["teams"][1], winner="NS")
+    kiosks.push(k2, push_body(world["meetings"][1], done))  # ends the game: the standings change
+    assert told == [world["venue"], None]
+    store.close()
+
+
 def test_an_organisers_form_tells_the_boards(league_db):
     store = Store(league_db)
     told: list[int | None] = []
