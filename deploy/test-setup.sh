@@ -15,7 +15,8 @@ if command -v apt-get >/dev/null; then
   # and no package here depends on it, so libgl1 is named), libmtdev for Kivy's input modules,
   # DejaVu for the suit symbols; systemd-analyze and shellcheck for the deployment checks; unshare
   # and mount for the result server's read-only-mount test; fuse3 (libfuse3) for the power-cut
-  # test's filesystem; chromium for the statistics pages measured on a phone's width.
+  # test's filesystem; chromium for the league's pages in a real browser (driven by Playwright, which
+  # is told to use it and never downloads one).
   apt-get install -y -qq --no-install-recommends \
     python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libmtdev1 fonts-dejavu-core systemd shellcheck \
     util-linux mount fuse3 chromium >/dev/null

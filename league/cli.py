@@ -383,15 +383,21 @@ def flags(org: Any) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=8090, show_default=True)
 @click.option("--secure-cookies", is_flag=True, help="Mark the organiser's cookies Secure (behind a TLS proxy).")
+@click.option(
+    "--public-url",
+    metavar="URL",
+    help="Where phones reach this site (e.g. https://league.example.org), for the venue boards' QR codes "
+    "(default: the address the board was opened at).",
+)
 @_refusals
-def serve(org: Any, host: str, port: int, secure_cookies: bool) -> None:
+def serve(org: Any, host: str, port: int, secure_cookies: bool, public_url: str | None) -> None:
     """Serve the kiosk API (/api/v1/) and the league's pages under uvicorn."""
     from league.serve import ServeError
     from league.serve import serve as run
 
     click.echo(f"league pages on http://{host}:{port}/, kiosk API under /api/v1/ ({org.store.where})", err=True)
     try:
-        run(org.store, host, port, secure_cookies)
+        run(org.store, host, port, secure_cookies, public_url)
     except ServeError as e:
         raise LeagueRefused(str(e)) from None
 

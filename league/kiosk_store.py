@@ -43,6 +43,7 @@ kiosk_games = sa.Table(
     sa.Column("ns_team", sa.Integer, nullable=True),  # the meeting's team that sat NS
     sa.Column("league_game", sa.Integer, nullable=True),  # the league's game, once the kiosk's has ended
     sa.Column("note", sa.Text, nullable=True),  # why its result is not in the standings, for the organiser
+    sa.Index("kiosk_games_by_meeting", "meeting_id"),  # the board: tonight's meetings' games
 )
 kiosk_events = sa.Table(
     "kiosk_events",
@@ -283,3 +284,22 @@ def count_all(conn: Connection) -> dict[str, int]:
 def game_of(conn: Connection, kiosk_id: int, game: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """A kiosk game's binding and its events as stored, for its page."""
     return bound_game(conn, kiosk_id, game), game_events(conn, kiosk_id, game)
+
+
+def games_at_meetings(conn: Connection, meeting_ids: list[int]) -> list[dict[str, Any]]:
+    """The kiosk games bound to these meetings, each with its kiosk's table and how many events the
+    league holds of it (``held``), in the order they were bound."""
+    if not meeting_ids:
+        return []
+    held = (  # by the primary key's index, one game at a time: never the whole table
+        sa.select(sa.func.count())
+        .where(kiosk_events.c.kiosk_id == kiosk_games.c.kiosk_id, kiosk_events.c.game == kiosk_games.c.game)
+        .scalar_subquery()
+    )
+    q = (
+        sa.select(kiosk_games, kiosks.c.table_number, held.label("held"))
+        .join(kiosks, kiosks.c.id == kiosk_games.c.kiosk_id)
+        .where(kiosk_games.c.meeting_id.in_(meeting_ids))
+        .order_by(kiosk_games.c.bound_at, kiosk_games.c.kiosk_id, kiosk_games.c.game)
+    )
+    return _rows(conn, q)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -34,6 +35,7 @@ CODE_MINUTES = 10
 MOST_GAMES = 50  # in one push
 MOST_EVENTS = 1000  # of one game in one push
 EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")
+log = logging.getLogger("league.kiosks")
 STALE = "this code is unknown, used or expired: ask the organiser for a new one"
 
 
@@ -66,10 +68,19 @@ def _utcnow() -> dt.datetime:
 class Kiosks:
     """Enrolment, keys, pushes and tonight's meetings over the league's store."""
 
-    def __init__(self, store: Store, clock: Callable[[], dt.datetime] = _utcnow) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Callable[[], dt.datetime] = _utcnow,
+        published: Callable[[int | None], None] | None = None,
+    ) -> None:
+        """``published(venue)`` is called after a push that stored events has committed (the venue
+        boards follow it), with None when the push changed a result (every venue's standings); from
+        the pushing thread, so it must only hand the news on."""
         self.store = store
         self.clock = clock
         self.folds = FoldCache()
+        self.published = published
 
     # ---- the organiser's side ---------------------------------------------------------------------
 
@@ -196,7 +207,15 @@ class Kiosks:
                 answer, folding = self._push_game(w, kiosk, pushed, now)
                 answers.append(answer)
                 folded.append(((kiosk["id"], pushed.game), folding))
+            results = w.appended > 0  # a game's result written: standings changed
         self.folds.keep(folded)  # only once the push is stored
+        # Committed: the boards may say it now (never before: a rolled-back push was never there).
+        # A result changes the standings every venue's board shows; anything else, this venue's.
+        if self.published is not None and any(a["stored"] for a in answers):
+            try:
+                self.published(None if results else kiosk["venue_id"])
+            except Exception:  # the kiosk's answer never waits on, nor fails for, the boards
+                log.exception("the boards were not told of a push")
         return {"games": answers}
 
     def rulings(self, kiosk: dict[str, Any]) -> dict[str, Any]:

@@ -246,7 +246,7 @@ class Organiser:
     @classmethod
     def _standings(cls, r: Reader, division: int) -> list[Line]:
         settings = cls._settings_of_division(r, division)
-        totals = {x.pop("team_id"): x for x in r.standing_totals(division)}
+        totals: dict[int, dict[str, Any]] = {x.pop("team_id"): x for x in r.standing_totals(division)}
         lines = {t["id"]: Line(t["id"], t["name"], **totals.get(t["id"], {})) for t in r.teams(division)}
 
         def among(group: Sequence[int]) -> list[Result]:

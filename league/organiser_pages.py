@@ -72,7 +72,15 @@ def confirmation(request: Request, said: dict[str, str] | None = None) -> str:
 
 
 class OrganiserPages:
-    def __init__(self, store: Store, *, secure_cookies: bool = False, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        secure_cookies: bool = False,
+        clock: Callable[[], float] | None = None,
+        changed: Callable[[], None] | None = None,
+    ) -> None:
+        self.changed = changed  # told after each form that changed the league (the venue boards follow)
         self.store = store
         self.organiser = Organiser(store)
         self.signin = SignIn(store, clock) if clock else SignIn(store)
@@ -227,6 +235,8 @@ class OrganiserPages:
             await run_in_threadpool(FORMS[name].act, self.organiser, form)
         except LeagueRefused as e:
             return self.refuse(request, 400, str(e), back)
+        if self.changed is not None:
+            self.changed()  # a result, a forfeit or a move may show on any venue's board
         return RedirectResponse(f"{back}?done={name}", 303)
 
     def _form(self, name: str) -> Callable[[Request], Awaitable[Response]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -25,7 +25,11 @@ from league import kiosk_store as ks
 from league.game_page import game_view
 from league.organiser import Organiser
 from league.season import read_settings
+from league.standings_view import division_view, make_rates, team_games
 from league.store import Reader, Store
+
+if TYPE_CHECKING:
+    from league.board_feed import Boards
 
 TEMPLATES = Path(__file__).with_name("templates")
 PAGE_CACHE = b"no-cache"  # results change on league nights: ask again each time
@@ -46,6 +50,9 @@ def policy() -> bytes:
     """The result server's policy for the inline style of base.html, with forms allowed to post here."""
     csp = content_security_policy([(TEMPLATES / "base.html").read_text()])
     return csp.replace(b"form-action 'none'", b"form-action 'self'")
+
+
+CHART_POLICY = policy() + b"; img-src 'self'"  # the pages with charts: images of this site
 
 
 def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -137,13 +144,12 @@ class Pages:
             if season is None:
                 return not_found(request, "such season")
             league = r.league(season["league_id"])
-            divisions = [d | {"playoffs": r.playoffs(d["id"]) is not None} for d in r.divisions(season["id"])]
-        settings = read_settings(json.loads(season["settings"]))
-        shown = [
-            {"id": d["id"], "name": d["name"], "lines": self.organiser.standings(d["id"]), "playoffs": d["playoffs"]}
-            for d in divisions
-        ]
-        return render(
+            settings = read_settings(json.loads(season["settings"]))
+            shown = [
+                division_view(r, d, settings) | {"playoffs": r.playoffs(d["id"]) is not None}
+                for d in r.divisions(season["id"])
+            ]
+        response = render(
             request,
             "season.html",
             season=season,
@@ -153,6 +159,8 @@ class Pages:
             tie_breakers=", ".join(TIE_BREAKER.get(t, t) for t in settings.tie_breakers) or "nothing",
             games_per_meeting=settings.games_per_meeting,
         )
+        response.headers["content-security-policy"] = CHART_POLICY.decode()
+        return response
 
     def schedule(self, request: Request) -> HTMLResponse:
         id_ = _int(request, "division")
@@ -189,14 +197,20 @@ class Pages:
             if team is None:
                 return not_found(request, "such team")
             context = division_context(r, team["division_id"])
-        assert context is not None
+            assert context is not None
+            settings = read_settings(json.loads(context["season"]["settings"]))
+            line = next(
+                x for x in division_view(r, context["division"], settings)["rows"] if x["line"].team == team["id"]
+            )
+            games = team_games(r, team["id"])
+            makers = make_rates(r, team["id"])
         mine = [
             (round_["number"], m)
             for round_ in context["rounds"]
             for m in round_["meetings"]
             if team["id"] in (m["a_id"], m.get("b_id"))
         ]
-        return render(
+        response = render(
             request,
             "team.html",
             team=team,
@@ -205,7 +219,12 @@ class Pages:
             season=context["season"],
             division=context["division"],
             meetings=mine,
+            line=line,
+            charted=bool(games),
+            makers=makers,
         )
+        response.headers["content-security-policy"] = CHART_POLICY.decode()
+        return response
 
     def game(self, request: Request) -> HTMLResponse:
         id_ = _int(request, "game")
@@ -246,18 +265,39 @@ class Pages:
         ]
 
 
-def make_app(store: Store, *, secure_cookies: bool = False, clock: Callable[[], float] | None = None) -> Any:
+def make_app(
+    store: Store,
+    *,
+    secure_cookies: bool = False,
+    clock: Callable[[], float] | None = None,
+    boards: Boards | None = None,
+    public_url: str | None = None,
+) -> Any:
     """The public and the organiser's pages as one ASGI app, with the security headers on every response.
 
     ``secure_cookies``: the site is reached over https (behind a TLS proxy), so cookies say Secure.
+    ``boards``: the open venue boards, which the kiosk API's pushes also tell (``clabber league serve``
+    shares one between the two); ``public_url``: where phones reach this site, for the board's QR code
+    (default: the address the board was opened at).
     """
+    from league.board_pages import BoardPages
+    from league.chart_pages import ChartPages
     from league.export_pages import ExportPages
     from league.kiosk_pages import KioskPages
     from league.kiosks import Kiosks
     from league.organiser_pages import OrganiserPages
     from league.stats_pages import StatsPages
 
-    organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock)
-    routes = Pages(store).routes() + organiser.routes() + KioskPages(organiser, Kiosks(store)).routes()
-    routes += StatsPages(store).routes() + ExportPages(store).routes()
+    board = BoardPages(store, boards, public_url)
+    organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock, changed=board.boards.changed)
+    charts = ChartPages(store)
+    routes = [
+        *Pages(store).routes(),
+        *organiser.routes(),
+        *KioskPages(organiser, Kiosks(store)).routes(),
+        *board.routes(),
+        *charts.routes(),
+        *StatsPages(store).routes(),
+        *ExportPages(store).routes(),
+    ]
     return Hardened(Starlette(routes=routes), policy())

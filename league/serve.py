@@ -10,6 +10,7 @@ import uvicorn
 
 from kiosk.web.server import ServeError, guarded_server, run
 from league.api import create_app
+from league.board_feed import Boards
 from league.kiosks import Kiosks
 from league.pages import make_app
 from league.store import Store
@@ -20,10 +21,12 @@ DEFAULT_PORT = 8090
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "server"]
 
 
-def site(store: Store, secure_cookies: bool = False) -> Any:
-    """One application: ``/api/...`` for the kiosks, every other path the league's pages."""
-    api = create_app(Kiosks(store))
-    pages = make_app(store, secure_cookies=secure_cookies)
+def site(store: Store, secure_cookies: bool = False, public_url: str | None = None) -> Any:
+    """One application: ``/api/...`` for the kiosks, every other path the league's pages. The two share
+    the open venue boards: each push that stores events tells them, once it has committed."""
+    boards = Boards()
+    api = create_app(Kiosks(store, published=boards.changed))
+    pages = make_app(store, secure_cookies=secure_cookies, boards=boards, public_url=public_url)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         target = api if str(scope.get("path", "")).startswith("/api/") else pages
@@ -32,12 +35,14 @@ def site(store: Store, secure_cookies: bool = False) -> Any:
     return app
 
 
-def server(store: Store, host: str, port: int, secure_cookies: bool = False) -> tuple[uvicorn.Server, socket.socket]:
+def server(
+    store: Store, host: str, port: int, secure_cookies: bool = False, public_url: str | None = None
+) -> tuple[uvicorn.Server, socket.socket]:
     """A uvicorn server for the API and the pages, and its bound socket; ServeError when the address
     cannot be had."""
-    return guarded_server(site(store, secure_cookies), host, port, lifespan="off")
+    return guarded_server(site(store, secure_cookies, public_url), host, port, lifespan="off")
 
 
-def serve(store: Store, host: str, port: int, secure_cookies: bool = False) -> None:
+def serve(store: Store, host: str, port: int, secure_cookies: bool = False, public_url: str | None = None) -> None:
     """Serves the kiosk API and the pages until stopped."""
-    run(*server(store, host, port, secure_cookies))
+    run(*server(store, host, port, secure_cookies, public_url))

@@ -1,4 +1,5 @@
-"""The standings of a division: one line a team, ordered by the season's ranking and tie-breakers.
+"""The standings of a division: one line a team, ordered by the season's ranking and tie-breakers, each
+line saying which tie-breaker (if any) put it below the team above.
 
 Pure: ``standings`` counts the lines from the results; ``rank`` orders lines counted elsewhere (the
 store sums them in SQL), asking for the games among a group of teams only when head-to-head must
@@ -39,6 +40,8 @@ class Line:
     points_for: int = 0
     points_against: int = 0
     position: int = 0
+    decided_by: str | None = None  # the tie-breaker that put this team below the one above it
+    head_to_head: Fraction | None = None  # games won among the teams level with it, where that was counted
 
     @property
     def wins(self) -> Fraction:
@@ -53,6 +56,7 @@ class Line:
         out = asdict(self)
         out["wins"] = float(self.wins)
         out["difference"] = self.difference
+        out["head_to_head"] = None if self.head_to_head is None else float(self.head_to_head)
         return out
 
 
@@ -84,22 +88,28 @@ Among = Callable[[Sequence[int]], Iterable[Result]]
 """The counted results of the games between teams of a group (more may come: they are filtered)."""
 
 
-def _blocks(group: list[int], keys: Sequence[str], lines: dict[int, Line], among: Among) -> list[list[int]]:
-    """The group split into blocks of teams still level after the keys, best first."""
+def _order(group: list[int], keys: Sequence[str], lines: dict[int, Line], among: Among) -> list[tuple[int, str | None]]:
+    """The group in order, each team with the key that put it below the team before it (None for the
+    first, and for a team level with the one before on everything: they share a place)."""
     if len(group) <= 1 or not keys:
-        return [sorted(group, key=lambda t: (lines[t].name.casefold(), t))]
+        return [(t, None) for t in sorted(group, key=lambda t: (lines[t].name.casefold(), t))]
     key, rest = keys[0], keys[1:]
     if key == "head_to_head":
         h2h = _head_to_head(group, list(among(group)))
+        for t in group:
+            lines[t].head_to_head = h2h[t]
         value: dict[int, Fraction | int] = dict(h2h)
     else:
         value = {t: _stat(lines[t], key) for t in group}
     level: dict[Fraction | int, list[int]] = {}  # one pass, not one a value: 200 teams may have 200 values
     for t in group:
         level.setdefault(value[t], []).append(t)
-    out: list[list[int]] = []
+    out: list[tuple[int, str | None]] = []
     for v in sorted(level, reverse=True):
-        out += _blocks(level[v], rest, lines, among)
+        block = _order(level[v], rest, lines, among)
+        if out:
+            block[0] = (block[0][0], key)
+        out += block
     return out
 
 
@@ -130,11 +140,11 @@ def rank(
     ``among`` is asked for the games between the teams of a group only when head-to-head must split it."""
     keys = [ranking, *(k for k in tie_breakers if k != ranking)]
     ordered: list[Line] = []
-    for block in _blocks(list(lines), keys, lines, among):
-        first = len(ordered) + 1
-        for t in block:
-            lines[t].position = first
-            ordered.append(lines[t])
+    for t, key in _order(list(lines), keys, lines, among):
+        line = lines[t]
+        line.position = ordered[-1].position if ordered and key is None else len(ordered) + 1
+        line.decided_by = key if key != ranking else None
+        ordered.append(line)
     return ordered
 
 

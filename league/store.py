@@ -390,6 +390,7 @@ class Writer(Reader):
     """Reads and appends within one transaction that holds the write lock."""
 
     locked = False
+    appended = 0  # league events appended in this transaction
 
     def lock_league(self) -> None:
         """The league's write lock, for the rest of the transaction: ids are the next free number, so
@@ -407,6 +408,7 @@ class Writer(Reader):
         if kind not in ev.KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
         self.lock_league()
+        self.appended += 1
         at = _now()
         id_ = self.conn.execute(
             sa.insert(events)

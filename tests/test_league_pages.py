@@ -26,9 +26,18 @@ def test_the_standings_page_shows_the_hand_worked_table_in_order(site):
     r = client.get(f"/seasons/{ids['season']}")
     assert r.status_code == 200
     rows = table_rows(r.text)
-    assert rows[0] == ["#", "Team", "P", "W", "L", "T", "For", "Against", "Diff"]
-    assert rows[1:] == STANDINGS
+    # Every column the season's ranking and tie-breakers use: games won (W, as no game was tied),
+    # game points, the difference, head to head (empty: it decided nothing here).
+    assert rows[0] == ["#", "Team form", "P", "W", "L", "T", "Pts", "Agst", "±", "H2H"]
+    # Each team's form under its name, the newest last: the abandoned game counts for nobody.
+    forms = {"Aces": "WW", HOSTILE: "L", "Queens": "L"}
+    for got, (position, name, *figures, difference) in zip(rows[1:], STANDINGS, strict=True):
+        assert got[:2] == [position, f"{name}{forms[name]}"]
+        assert got[2:] == [*figures, {"24": "+24", "-24": "−24"}.get(difference, difference), ""]
     assert "Ranked by games won (a tie counts half); then game points, point difference, head to head" in r.text
+    # Where a tie-breaker decided a place, the page says so.
+    kings = "&lt;b&gt;Kings&lt;/b&gt; &amp; &#34;Co&#34; &lt;script&gt;x()&lt;/script&gt;"
+    assert f"<li>{kings} above Queens on game points (97 to 0).</li>" in r.text
 
 
 def test_the_index_links_each_league_to_its_seasons(site):

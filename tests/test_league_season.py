@@ -62,11 +62,15 @@ def _push_in_batches(api: Api, key: str, game: int, meeting: int, events: list[d
 
 
 def _standings(page: str) -> list[list[str]]:
+    """Place, team, played, won, lost, tied, for, against, difference (signed as plain numbers); the
+    form under each name and the head-to-head column left out."""
     body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return [
-        [html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td>(.*?)</td>", row)]
-        for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
-    ]
+    rows = []
+    for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
+        cells = [re.sub(r'<br><span class="form".*?</span>', "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in cells][:9]
+        rows.append([*cells[:8], cells[8].replace("−", "-").removeprefix("+")])
+    return rows
 
 
 def test_a_round_played_at_two_bars_reaches_the_standings(season, tmp_path):

@@ -7,6 +7,12 @@ connection a deadline for its request head (counted from when it connected or it
 ended, and not put off by each byte that trickles in) and one for its response, and keeps the
 connections below a cap under the file limit: a new one past the cap closes the connection that
 has waited longest for a request head, or is refused when none is waiting.
+
+A stream (the league's board: server-sent events) is one response that never ends. It asks for
+more time itself, through the scope's extension ``LONG_RESPONSE``: each call puts its deadline that
+many seconds from now, so a stream that stops getting its bytes out (a client gone without a word)
+is still closed, while one that writes keeps going. A server shutting down closes such streams
+rather than waiting for them to end.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ RESPONSE_TIMEOUT = 30.0  # s from a request head to its whole response being wri
 MAX_CONNECTIONS = 1000  # far above what a bar's phones need; each costs a file and a few kB
 BACKLOG = 64  # the listen queue, and so the most connections asyncio accepts in one go
 RESERVED_FILES = 64  # the database, its -wal and -shm, the listening socket, standard streams...
+LONG_RESPONSE = "clabber.long_response"  # scope["extensions"][...]: a callable(seconds) that puts the deadline off
 MAX_HEAD = 8 * 1024  # bytes of request line and headers (h11's default is 16 kB)
 WANTED_FILES = 4096  # the open-file limit the server raises its soft limit to, when allowed
 
@@ -75,6 +82,7 @@ class GuardedH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
         self._request: object | None = None  # the request whose response the deadline is for
+        self._long: object | None = None  # the request whose response asked for more time (a stream)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -93,6 +101,13 @@ class GuardedH11Protocol(H11Protocol):
         self._disarm()
         self.guard.waiting.pop(self, None)
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """The server is stopping: a stream would never end by itself, so it is closed now."""
+        if self._long is not None and self._long is self.cycle:
+            self.drop()
+            return
+        super().shutdown()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -138,7 +153,17 @@ class GuardedH11Protocol(H11Protocol):
             self._request = cycle
             self.guard.waiting.pop(self, None)
             self._arm(RESPONSE_TIMEOUT)
+            # The app runs on the loop's next turn, with this scope: it may ask for more time.
+            scope: Any = cycle.scope
+            scope.setdefault("extensions", {})[LONG_RESPONSE] = lambda seconds: self._put_off(cycle, seconds)
         return True
+
+    def _put_off(self, cycle: Any, seconds: float) -> None:
+        """The response of ``cycle`` (still this connection's) gets ``seconds`` from now to end or ask again."""
+        if cycle is self._request and cycle is self.cycle and not cycle.response_complete:
+            self._long = cycle
+            if not self.transport.is_closing():
+                self._arm(seconds)
 
     def _wait_for_head(self) -> None:
         self.guard.waiting.pop(self, None)

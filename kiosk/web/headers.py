@@ -42,11 +42,14 @@ def content_security_policy(pages: Iterable[str]) -> bytes:
 
 class Hardened:
     """ASGI wrapper, outermost: adds the headers to every response, and answers an exception that
-    got this far with a plain 500, logged (rate-limited) rather than handed to the server."""
+    got this far with a plain 500, logged (rate-limited) rather than handed to the server.
+
+    A response that carries its own policy keeps it (a page that needs one thing more than the
+    others, such as a script of this site's, says so itself); every other response gets ``csp``."""
 
     def __init__(self, app: Any, csp: bytes) -> None:
         self.app = app
-        self.headers = [(b"content-security-policy", csp), *SECURITY_HEADERS]
+        self.csp = (b"content-security-policy", csp)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -59,9 +62,12 @@ class Hardened:
             if message["type"] == "http.response.start":
                 started = True
                 given = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"server"]
-                if not any(k.lower() == b"cache-control" for k, _ in given):
+                named = {k.lower() for k, _ in given}
+                if b"cache-control" not in named:
                     given.append((b"cache-control", DEFAULT_CACHE))
-                message = {**message, "headers": given + self.headers}
+                if b"content-security-policy" not in named:
+                    given.append(self.csp)
+                message = {**message, "headers": given + SECURITY_HEADERS}
             await send(message)
 
         try:

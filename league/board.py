@@ -1,0 +1,190 @@
+"""What a venue's board shows tonight: every table live (its teams, totals, whose deal, hands played,
+the last hand), the night's meetings with their tables, and the standings of the divisions playing
+there.
+
+Each kiosk game bound to one of tonight's meetings at the venue is folded from the events the league
+applied (the quarantined ones left out) with the kiosk's own fold, kiosk/game_state.py; a fold is kept
+until the league holds more events of that game, so a change at one table folds that table alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from engine.seats import seat_name
+from kiosk.events import GameEvent
+from kiosk.game_state import FOLD_ERRORS, GameState
+from kiosk.present import cell
+from league import kiosk_store as ks
+from league.organiser import Organiser
+from league.store import Reader, Store
+
+KEPT_FOLDS = 4096  # games kept folded: a city league's tables on one night, and room to spare
+
+
+@dataclass(frozen=True)
+class Folded:
+    held: int  # the events the league held of the game when it was folded
+    state: GameState | None  # None: the fold refused the log as it stands
+
+
+def night_words(night: str) -> str:
+    """``2026-01-06`` as ``Tuesday 6 January 2026``."""
+    d = dt.date.fromisoformat(night)
+    return f"{d:%A} {d.day} {d:%B %Y}"
+
+
+def last_hand(state: GameState) -> str:
+    """The last hand on the sheet in a few words: the makers and whether they made it, then what NS
+    and EW scored (XX for a set): ``EW set, 90–XX``."""
+    if not state.sheet.rows:
+        return ""
+    row = state.sheet.rows[-1]
+    s = row.score
+    if s.passed_out:
+        return "passed out"
+    if s.misdeal:
+        return "misdeal: no score"
+    if s.void:
+        return "both reneged: no score"
+    said = "" if s.makers is None else f"{('NS', 'EW')[s.makers]} {'set' if s.set else 'made'}, "
+    renege = f" · renege {('NS', 'EW')[s.renege.team]}" if s.renege is not None else ""
+    return f"{said}{cell(s, 0)}–{cell(s, 1)}{renege}"
+
+
+def table_view(state: GameState, names: dict[str, str]) -> dict[str, Any]:
+    """One live table: its game as the kiosk's screen has it, with the league's team names by seat."""
+    ns, ew = state.sheet.totals
+    dealer = seat_name(state.dealer)
+    winner = state.winner
+    return {
+        "teams": names,
+        "totals": {"NS": ns, "EW": ew},
+        "dealer": dealer,
+        "dealer_name": state.players.get(dealer, ""),
+        "hands": len(state.hands),
+        "last": last_hand(state),
+        "status": state.status,
+        "winner": names.get(winner, winner) if winner else None,
+        "target": state.rules.target,
+        "waiting": state.pending is not None,  # a hand entered, the other team still to confirm it
+    }
+
+
+class Board:
+    """A venue's board over the league's store, with the games it has folded."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._folded: dict[tuple[int, int], Folded] = {}
+        self._lock = threading.Lock()  # boards of several venues are drawn in threads side by side
+
+    def tonight(self, venue: int, night: str) -> dict[str, Any] | None:
+        """What the venue's board shows on ``night``; None when there is no such venue."""
+        with self.store.read() as r:
+            v = r.venue(venue)
+            if v is None:
+                return None
+            meetings = ks.meetings_on(r.conn, venue, night)
+            names: dict[int, str] = {}
+            divisions: dict[int, dict[str, Any]] = {}
+            for m in meetings:
+                if m["division_id"] not in divisions:
+                    d = r.division(m["division_id"])
+                    assert d is not None  # a meeting is written after its division
+                    divisions[d["id"]] = d
+                    names |= {t["id"]: t["name"] for t in r.teams(d["id"])}
+            bound = ks.games_at_meetings(r.conn, [m["id"] for m in meetings])
+            tables = self._tables(r, meetings, bound, names)
+            standings = [
+                {"id": d["id"], "name": d["name"], "season": d["season_id"], "lines": Organiser._standings(r, d["id"])}
+                for d in divisions.values()
+            ]
+        rounds = sorted({m["round"] for m in meetings})
+        return {
+            "venue": {"id": v["id"], "name": v["name"], "tables": v["tables"]},
+            "night": night,
+            "night_words": night_words(night),
+            "rounds": rounds,
+            "tables": [tables[n] for n in sorted(tables)],
+            "meetings": [_meeting(m, names, bound) for m in meetings],
+            "standings": standings,
+        }
+
+    def _tables(
+        self, r: Reader, meetings: list[dict[str, Any]], bound: list[dict[str, Any]], names: dict[int, str]
+    ) -> dict[int, dict[str, Any]]:
+        """Each table with something to show, by its number: the latest game its kiosk is playing for
+        one of tonight's meetings, else a meeting set at that table that has not started."""
+        by_id = {m["id"]: m for m in meetings}
+        latest: dict[int, dict[str, Any]] = {}
+        for g in bound:  # oldest first: a kiosk's later game takes its table's place
+            latest[g["table_number"]] = g
+        tables: dict[int, dict[str, Any]] = {}
+        for number, g in latest.items():
+            m = by_id[g["meeting_id"]]
+            ns_team = g["ns_team"] if g["ns_team"] is not None else m["team_a"]
+            ew_team = m["team_b"] if ns_team == m["team_a"] else m["team_a"]
+            state = self._fold(r, g)
+            seats = {"NS": names.get(ns_team, "?"), "EW": names.get(ew_team, "?")}
+            games_here = sum(1 for x in bound if x["meeting_id"] == m["id"])
+            of = _games_per_meeting(r, m["division_id"])
+            view = {"table": number, "meeting": m["id"], "game": games_here, "of": of, "live": state is not None}
+            if state is None:
+                view |= {"teams": seats, "status": "checking"}
+            else:
+                view |= table_view(state, seats)
+            tables[number] = view
+        started = {g["meeting_id"] for g in bound}
+        for m in meetings:
+            n = m["table_number"]
+            if n is not None and n not in tables and m["id"] not in started:
+                teams = {"NS": names.get(m["team_a"], "?"), "EW": names.get(m["team_b"], "?")}
+                tables[n] = {"table": n, "meeting": m["id"], "live": False, "teams": teams, "status": "waiting"}
+                if m["forfeit_team"] is not None:
+                    tables[n]["status"] = "forfeited"
+        return tables
+
+    def _fold(self, r: Reader, g: dict[str, Any]) -> GameState | None:
+        key = (g["kiosk_id"], g["game"])
+        with self._lock:
+            kept = self._folded.get(key)
+        if kept is not None and kept.held == g["held"]:
+            return kept.state
+        stored = ks.game_events(r.conn, *key)
+        applied = [_event(g["game"], json.loads(s["event"])) for s in stored if s["quarantined"] is None]
+        try:
+            state = GameState.from_events(applied) if applied else None
+        except FOLD_ERRORS:
+            state = None  # cannot happen for events accepted one by one; the card says so rather than fail
+        with self._lock:
+            if len(self._folded) >= KEPT_FOLDS:
+                self._folded.clear()  # a new night: the old nights' games are not asked for again
+            self._folded[key] = Folded(len(stored), state)
+        return state
+
+
+def _games_per_meeting(r: Reader, division: int) -> int:
+    return Organiser._settings_of_division(r, division).games_per_meeting
+
+
+def _meeting(m: dict[str, Any], names: dict[int, str], bound: list[dict[str, Any]]) -> dict[str, Any]:
+    """One of tonight's meetings: its teams, the table it is set at or played at, games started."""
+    at = sorted({g["table_number"] for g in bound if g["meeting_id"] == m["id"]})
+    return {
+        "id": m["id"],
+        "a": names.get(m["team_a"], "?"),
+        "b": names.get(m["team_b"], "?"),
+        "tables": at or ([m["table_number"]] if m["table_number"] is not None else []),
+        "started": bool(at),
+        "forfeited": m["forfeit_team"] is not None,
+    }
+
+
+def _event(game: int, d: dict[str, Any]) -> GameEvent:
+    fields = {k: v for k, v in d.items() if k != "game" and v is not None}
+    return GameEvent(game=game, **fields)

@@ -1,0 +1,156 @@
+"""The open boards and what they are sent: one small queue an open board, in this process.
+
+A change at a venue (a kiosk's push, once its transaction has committed; an organiser's form) is
+handed to the event loop from whatever thread made it; the loop draws that venue's board once, in a
+worker thread, and offers the same text to every board open on it. A board that cannot keep up is
+sent only the newest state (each message is the whole board, so nothing between matters). Drawing is
+never done twice at once for one board: changes that come while it is drawn are drawn once after.
+A board that opens is sent the last drawing while nothing has changed since, else a new one.
+
+Changes made by another process (``clabber league`` on the same database) are not announced: every
+``REFRESH`` seconds each open board is drawn again and sent when it differs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger("league.board")
+
+QUEUE = 4  # messages held for one board; past that the oldest goes (the newest says it all)
+MOST_BOARDS = 300  # open at once: a connection each, well under the server's cap of connections
+REFRESH = 30.0  # s between drawings of every open board, for changes no one announced
+
+Key = tuple[int, str]  # venue, night
+
+
+class TooManyBoards(RuntimeError):
+    """No more boards can be opened now."""
+
+
+@dataclass(eq=False)
+class Watcher:
+    """One open board: its venue and night, and the messages waiting for it."""
+
+    key: Key
+    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    primed: bool = False  # has had a whole board since it opened
+
+    def offer(self, message: str) -> None:
+        if self.queue.full():
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self.queue.get_nowait()  # a board that cannot keep up: the older state is worth nothing now
+        self.queue.put_nowait(message)
+        self.primed = True
+
+
+def _nothing_to_draw(venue: int, night: str) -> str:
+    raise RuntimeError("these boards were given nothing to draw them with")
+
+
+class Boards:
+    """The open boards of one server; ``draw(venue, night)`` makes a board's message (it reads the
+    database, and runs in a worker thread; the board's pages give it when they are made)."""
+
+    def __init__(
+        self, draw: Callable[[int, str], str] = _nothing_to_draw, most: int = MOST_BOARDS, refresh: float = REFRESH
+    ) -> None:
+        self.draw = draw
+        self.most = most
+        self.refresh = refresh
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.watchers: dict[Key, set[Watcher]] = {}
+        self.sent: dict[Key, str] = {}  # the last drawing of each watched board
+        self.stale: set[Key] = set()  # changed since it was last drawn
+        self.drawing: set[Key] = set()
+        self.again: set[Key] = set()  # changed while it was being drawn
+        self._refresher: asyncio.Task[None] | None = None
+
+    @property
+    def open(self) -> int:
+        return sum(len(w) for w in self.watchers.values())
+
+    # ---- any thread --------------------------------------------------------------------------------
+
+    def changed(self, venue: int | None = None) -> None:
+        """Something a venue's board shows has changed (None: any venue's). Safe from any thread:
+        the push runs in a worker thread, the boards live on the event loop."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return  # no board was ever opened in this process
+        with contextlib.suppress(RuntimeError):  # the loop closed between the look and the call
+            loop.call_soon_threadsafe(self._changed, venue)
+
+    # ---- the event loop ----------------------------------------------------------------------------
+
+    def watch(self, key: Key) -> Watcher:
+        """A board opens: it is sent the board as it is now, then each change."""
+        if self.open >= self.most:
+            raise TooManyBoards(f"{self.most} boards are open already")
+        self.loop = asyncio.get_running_loop()
+        w = Watcher(key)
+        self.watchers.setdefault(key, set()).add(w)
+        if key in self.sent and key not in self.stale:
+            w.offer(self.sent[key])
+        elif key not in self.drawing or key in self.stale:
+            self._draw(key)
+        # else: the drawing under way is of the board as it is now, and reaches this one too
+        if self._refresher is None or self._refresher.done():
+            self._refresher = self.loop.create_task(self._refresh())
+        return w
+
+    def leave(self, w: Watcher) -> None:
+        """A board closed (or its connection was lost)."""
+        watching = self.watchers.get(w.key)
+        if watching is None:
+            return
+        watching.discard(w)
+        if not watching:  # nobody looks: changes are no longer followed, so the drawing is forgotten
+            del self.watchers[w.key]
+            self.sent.pop(w.key, None)
+            self.stale.discard(w.key)
+
+    def _changed(self, venue: int | None) -> None:
+        for key in list(self.watchers):
+            if venue is None or key[0] == venue:
+                self.stale.add(key)
+                self._draw(key)
+
+    def _draw(self, key: Key) -> None:
+        if key in self.drawing:
+            self.again.add(key)
+            return
+        self.drawing.add(key)
+        assert self.loop is not None
+        self.loop.create_task(self._drawn(key))
+
+    async def _drawn(self, key: Key) -> None:
+        try:
+            while key in self.watchers:
+                self.again.discard(key)
+                self.stale.discard(key)
+                try:
+                    message = await asyncio.to_thread(self.draw, *key)
+                except Exception:
+                    log.exception("the board of venue %d on %s cannot be drawn", *key)
+                    return
+                changed = message != self.sent.get(key)
+                if key in self.watchers:
+                    self.sent[key] = message
+                for w in list(self.watchers.get(key, ())):
+                    if changed or not w.primed:
+                        w.offer(message)
+                if key not in self.again:
+                    return
+        finally:
+            self.drawing.discard(key)
+
+    async def _refresh(self) -> None:
+        while self.watchers:
+            await asyncio.sleep(self.refresh)
+            for key in list(self.watchers):
+                self._draw(key)

@@ -1,0 +1,80 @@
+"""The charts' addresses: each an SVG image that the season's and a team's pages show with ``<img>``.
+
+``/divisions/{id}/race.svg``  the place of each team after each round
+``/teams/{id}/points.svg``    the team's game points and its opponents', game by game
+``/teams/{id}/makes.svg``     how often each of its players made trump good (games played at a kiosk)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from league import charts
+from league.season import read_settings
+from league.standings_view import make_rates, race_of, team_games
+from league.store import Reader, Store
+
+
+def _id(request: Request, key: str) -> int | None:
+    text = request.path_params.get(key, "")
+    return int(text) if text.isdigit() and len(text) < 10 else None
+
+
+class ChartPages:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def _chart(self, request: Request, key: str, draw: Callable[[Reader, int], Any | None]) -> Response:
+        id_ = _id(request, key)
+        with self.store.read() as r:
+            chart = draw(r, id_) if id_ is not None else None
+        if chart is None:
+            return PlainTextResponse("There is no such chart.\n", 404)
+        body, policy = charts.rendered(chart)
+        headers = {"cache-control": "no-cache", "content-security-policy": policy}
+        return Response(body, media_type="image/svg+xml", headers=headers)
+
+    def race(self, request: Request) -> Response:
+        def draw(r: Reader, division: int) -> Any | None:
+            d = r.division(division)
+            season = r.season(d["season_id"]) if d else None
+            if season is None:
+                return None
+            settings = read_settings(json.loads(season["settings"]))
+            run = race_of(r, division, settings)
+            return charts.race(run["rounds"], run["positions"], run["teams"])
+
+        return self._chart(request, "division", draw)
+
+    def points(self, request: Request) -> Response:
+        def draw(r: Reader, team: int) -> Any | None:
+            if r.team(team) is None:
+                return None
+            games = team_games(r, team)
+            return charts.points(
+                [g["label"] for g in games], [g["scored"] for g in games], [g["conceded"] for g in games]
+            )
+
+        return self._chart(request, "team", draw)
+
+    def makes(self, request: Request) -> Response:
+        def draw(r: Reader, team: int) -> Any | None:
+            if r.team(team) is None:
+                return None
+            rates = make_rates(r, team)
+            return charts.make_rate(rates["labels"], rates["rates"])
+
+        return self._chart(request, "team", draw)
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/divisions/{division}/race.svg", self.race),
+            Route("/teams/{team}/points.svg", self.points),
+            Route("/teams/{team}/makes.svg", self.makes),
+        ]
