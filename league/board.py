@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.seats import seat_name
-from kiosk.events import GameEvent
 from kiosk.game_state import FOLD_ERRORS, GameState
 from kiosk.present import cell
 from league import kiosk_store as ks
@@ -155,8 +154,8 @@ class Board:
             kept = self._folded.get(key)
         if kept is not None and kept.held == g["held"]:
             return kept.state
-        stored = ks.game_events(r.conn, *key)
-        applied = [_event(g["game"], json.loads(s["event"])) for s in stored if s["quarantined"] is None]
+        stored = ks.game_events(r.conn, *key)  # all of them: how many the league holds keeps the fold
+        applied = [ks.event_of(g["game"], json.loads(s["event"])) for s in stored if s["quarantined"] is None]
         try:
             state = GameState.from_events(applied) if applied else None
         except FOLD_ERRORS:
@@ -183,8 +182,3 @@ def _meeting(m: dict[str, Any], names: dict[int, str], bound: list[dict[str, Any
         "started": bool(at),
         "forfeited": m["forfeit_team"] is not None,
     }
-
-
-def _event(game: int, d: dict[str, Any]) -> GameEvent:
-    fields = {k: v for k, v in d.items() if k != "game" and v is not None}
-    return GameEvent(game=game, **fields)

@@ -4,11 +4,9 @@ The events the league set aside are counted here, not shown: they are for the or
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from engine.seats import SEAT_NAMES
-from kiosk.events import GameEvent
 from kiosk.game_state import ActionRefused, GameState
 from kiosk.present import corrections_of, hand_summary
 from kiosk.present import rows as sheet_rows
@@ -53,7 +51,7 @@ def game_view(r: Reader, game_id: int) -> dict[str, Any] | None:
 
 def _table_view(r: Reader, kiosk: int, game: int, m: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
     bound, stored = ks.game_of(r.conn, kiosk, game)
-    applied = [_event(game, json.loads(s["event"])) for s in stored if s["quarantined"] is None]
+    applied = ks.applied_events(r.conn, kiosk, game)
     try:
         state = GameState.from_events(applied)
     except ActionRefused:
@@ -81,8 +79,3 @@ def _table_view(r: Reader, kiosk: int, game: int, m: dict[str, Any], names: dict
         "set_aside": sum(1 for s in stored if s["quarantined"] is not None),
         "started": state.started_at,
     }
-
-
-def _event(game: int, d: dict[str, Any]) -> GameEvent:
-    fields = {k: v for k, v in d.items() if k != "game" and v is not None}
-    return GameEvent(game=game, **fields)

@@ -6,11 +6,13 @@ without a foreign key (the library checks them when it writes)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from kiosk.events import GameEvent
 from league.store import games, meetings, metadata, rounds
 
 enrol_codes = sa.Table(
@@ -226,6 +228,22 @@ def add_events(conn: Connection, kiosk_id: int, game: int, rows: list[tuple[int,
                 for seq, event, why in rows
             ],
         )
+
+
+EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")
+
+
+def event_of(game: int, d: dict[str, Any]) -> GameEvent:
+    """A kiosk's event as pushed or stored (a dict), as the kiosk's own fold takes it."""
+    fields: dict[str, Any] = {k: d[k] for k in EVENT_FIELDS if k in d and d[k] is not None}
+    return GameEvent(game=game, **fields)
+
+
+def applied_events(conn: Connection, kiosk_id: int, game: int) -> list[GameEvent]:
+    """A kiosk game's events the fold accepted (not those set aside), in seq order."""
+    c = kiosk_events.c
+    q = sa.select(c.event).where(c.kiosk_id == kiosk_id, c.game == game, c.quarantined.is_(None)).order_by(c.seq)
+    return [event_of(game, json.loads(r[0])) for r in conn.execute(q)]
 
 
 def quarantine(conn: Connection) -> list[dict[str, Any]]:

@@ -34,7 +34,6 @@ CODE_LENGTH = 10  # 50 bits, valid minutes and once: guessing one is hopeless
 CODE_MINUTES = 10
 MOST_GAMES = 50  # in one push
 MOST_EVENTS = 1000  # of one game in one push
-EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")
 log = logging.getLogger("league.kiosks")
 STALE = "this code is unknown, used or expired: ask the organiser for a new one"
 
@@ -503,8 +502,7 @@ class FoldCache:
             kept = self._kept.get((kiosk, game))
         if kept is not None and kept.last == last:
             return kept.copy()
-        stored = ks.game_events(conn, kiosk, game)
-        return Folding.of([_event(game, json.loads(s["event"])) for s in stored if s["quarantined"] is None], last)
+        return Folding.of(ks.applied_events(conn, kiosk, game), last)
 
     def keep(self, folded: list[tuple[tuple[int, int], Folding]]) -> None:
         """Keeps a stored push's games (the least recently pushed go when there are too many)."""
@@ -520,11 +518,6 @@ class FoldCache:
 
 def _text(e: GameEvent) -> str:
     return json.dumps(asdict(e), sort_keys=True)
-
-
-def _event(game: int, d: dict[str, Any]) -> GameEvent:
-    fields: dict[str, Any] = {k: d[k] for k in EVENT_FIELDS if k in d and d[k] is not None}
-    return GameEvent(game=game, **fields)
 
 
 def _read_batch(body: Any) -> list[Pushed]:
@@ -567,10 +560,10 @@ def _read_batch(body: Any) -> list[Pushed]:
             for name in ("action_id", "source", "authorised_by", "reason"):
                 if e.get(name) is not None and not isinstance(e[name], str):
                     raise KioskRefused(f"{at}.{name}: a text or null")
-            unknown = sorted(set(e) - set(EVENT_FIELDS) - {"game"})
+            unknown = sorted(set(e) - set(ks.EVENT_FIELDS) - {"game"})
             if unknown:
                 raise KioskRefused(f"{at}: unknown field {unknown[0]!r}")
-            checked.append(_event(game, {"payload": {}, **e}))
+            checked.append(ks.event_of(game, {"payload": {}, **e}))
         if len({e.seq for e in checked}) != len(checked):
             raise KioskRefused(f"{where}.events: a seq twice")
         out.append(Pushed(game, meeting, _read_sides(g.get("sides"), where), checked))

@@ -10,7 +10,6 @@ from fractions import Fraction
 from typing import Any
 
 from engine.seats import SEAT_NAMES
-from kiosk.events import GameEvent
 from kiosk.game_state import FOLD_ERRORS, GameState
 from league import kiosk_store as ks
 from league.history import form, played, race
@@ -173,8 +172,7 @@ def _fold(game: int, stored: list[dict[str, Any]]) -> GameState | None:
     applied = []
     for s in stored:
         if s["quarantined"] is None:
-            d = json.loads(s["event"])
-            applied.append(GameEvent(game=game, **{k: v for k, v in d.items() if k != "game" and v is not None}))
+            applied.append(ks.event_of(game, json.loads(s["event"])))
     try:
         return GameState.from_events(applied) if applied else None
     except FOLD_ERRORS:

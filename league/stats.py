@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.text import MAX_NAME
-from kiosk.events import GameEvent
 from kiosk.game_state import ActionRefused, GameState
 from kiosk.stats import COUNTED, HAND_FIGURES, NOTHING, Figures, GameFigures, Line, figures_of, same_name
+from league import kiosk_store as ks
 from league import stats_store as fs
 from league.season import LeagueRefused
 from league.store import Reader, Store
@@ -78,10 +78,7 @@ def write_figures(
 
 def fold(conn: Any, kiosk: int, game: int) -> GameState | None:
     """A kiosk game as its applied events fold (None if they do not: each was accepted when it came)."""
-    log = []
-    for text in fs.applied_events(conn, kiosk, game):
-        d = json.loads(text)
-        log.append(GameEvent(game=game, **{k: v for k, v in d.items() if k != "game" and v is not None}))
+    log = ks.applied_events(conn, kiosk, game)
     try:
         return GameState.from_events(log) if log else None
     except ActionRefused:

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from kiosk.stats import HAND_FIGURES
-from league.kiosk_store import kiosk_events, kiosk_games
+from league.kiosk_store import kiosk_games
 from league.store import divisions, games, meetings, metadata, teams
 
 TEAM_LINE = ""  # the player of a team's own line
@@ -142,13 +142,6 @@ def finished_kiosk_games(conn: Connection) -> list[dict[str, Any]]:
         .order_by(c.kiosk_id, c.game)
     )
     return [dict(r._mapping) for r in conn.execute(q)]
-
-
-def applied_events(conn: Connection, kiosk_id: int, game: int) -> list[str]:
-    """A kiosk game's events the fold accepted, as stored (JSON), in seq order."""
-    c = kiosk_events.c
-    q = sa.select(c.event).where(c.kiosk_id == kiosk_id, c.game == game, c.quarantined.is_(None)).order_by(c.seq)
-    return [r[0] for r in conn.execute(q)]
 
 
 def meeting_teams(conn: Connection, meeting: int) -> tuple[int, int | None] | None:

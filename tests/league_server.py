@@ -18,13 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.web_helpers import free_port
+
 CLABBER = Path(sys.executable).with_name("clabber")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Api:

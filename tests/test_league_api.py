@@ -10,7 +10,8 @@ from starlette.testclient import TestClient
 
 from kiosk.game_state import GameState
 from league.api import create_app
-from league.kiosks import Kiosks, _event
+from league.kiosk_store import event_of as _event
+from league.kiosks import Kiosks
 from league.season import LeagueRefused
 from league.store import Store
 from tests.league_kiosk_helpers import NIGHT, kiosk_game, league_with_schedule, refused_event, snapshot

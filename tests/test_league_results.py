@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from kiosk.events import GameEvent
 from kiosk.game_state import ActionRefused, GameState
-from league.kiosks import KioskRefused, Kiosks, _event
+from league.kiosk_store import event_of as _event
+from league.kiosks import KioskRefused, Kiosks
 from league.store import Store
 from tests.league_kiosk_helpers import (
     NIGHT,

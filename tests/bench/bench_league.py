@@ -24,10 +24,7 @@ import os
 import random
 import resource
 import secrets
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,9 +43,9 @@ from league.standings import A, B, Result, standings
 from league.store import Store, games
 from tests.bench.bench_store import quick_hand
 from tests.league_db import PG_URL
+from tests.league_server import LeagueServer
 from tests.store_helpers import open_table
 
-CLABBER = Path(sys.executable).with_name("clabber")
 KIOSKS = 200
 VENUES, TABLES = 20, 10  # a kiosk at every table
 DIVISIONS, DIVISION_TEAMS = 10, 40  # each division's first round: 20 meetings, one at each venue
@@ -158,47 +155,24 @@ def ingest_season(store: Store) -> list[tuple[int, int]]:
     return [(v, t) for v in venues for t in range(1, TABLES + 1)]
 
 
-class Served:
-    """``clabber league serve`` as its own process on a free loopback port."""
+class Served(LeagueServer):
+    """``clabber league serve`` as its own process on a free loopback port, started at once."""
 
-    def __init__(self, db: str, command: tuple[str, ...] = (str(CLABBER), "league")) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        self.process = subprocess.Popen(
-            [*command, "--db", db, "serve", "--port", str(self.port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "CLABBER_LEAGUE_DB": ""},
-        )
-        deadline = time.monotonic() + 30
-        while True:  # bounded: until it answers, it dies, or 30 s pass
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"the league server did not start: {self.close()}") from None
-                time.sleep(0.05)
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def __init__(self, db: str) -> None:
+        super().__init__(db)
+        self.start()
 
     def cpu_seconds(self) -> float:
         """The server process's CPU time so far (user + system), from /proc."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> str:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        _out, err = self.process.communicate(timeout=10)
-        return err.decode(errors="replace")[-1500:]
+        """Stops it; what it said on standard error, the end of it."""
+        self.stop()
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-1500:]
 
 
 class Load:
