@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from kiosk.web.headers import PLAIN_CSP, Hardened
 from league.allowance import Allowance
+from league.ingest import Ingest
 from league.kiosks import KioskRefused, Kiosks
 from league.season import LeagueRefused
 from league.store import StoreTrouble
@@ -41,7 +42,8 @@ def _error(why: str, status: int) -> JSONResponse:
     return JSONResponse({"error": why}, status_code=status)
 
 
-async def _json(request: Request) -> Any:
+async def _body(request: Request) -> bytes:
+    """The request's body, refused past ``MOST_BODY`` bytes (as declared, or as it comes)."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MOST_BODY):
         raise KioskRefused(f"the body is more than {MOST_BODY} bytes", 413)
@@ -50,8 +52,12 @@ async def _json(request: Request) -> Any:
         body += chunk
         if len(body) > MOST_BODY:
             raise KioskRefused(f"the body is more than {MOST_BODY} bytes", 413)
+    return body
+
+
+async def _json(request: Request) -> Any:
     try:
-        return json.loads(body)
+        return json.loads(await _body(request))
     except (ValueError, UnicodeDecodeError) as e:
         raise KioskRefused(f"the body is not JSON: {e}", 400) from None
 
@@ -65,6 +71,7 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
     """The API's ASGI application over a league's kiosks library; ``allowance``: how many wrong
     enrolment codes are heard before the next must wait."""
     wrong_codes = allowance or Allowance()
+    ingest = Ingest(kiosks)
 
     async def answer(request: Request, work: Any) -> JSONResponse:
         try:
@@ -94,25 +101,23 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
 
         return await answer(request, work)
 
+    # One worker-thread hop a request: the key is checked in the request's own transaction, and a
+    # push's JSON is read there too, off the event loop; pushes are stored in groups (league/ingest.py).
     async def push(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
-            kiosk = await run_in_threadpool(kiosks.kiosk_for_key, _key(request))
-            body = await _json(request)
-            return await run_in_threadpool(kiosks.push, kiosk, body)
+            return await ingest.push(_key(request), await _body(request))
 
         return await answer(request, work)
 
     async def tonight(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
-            kiosk = await run_in_threadpool(kiosks.kiosk_for_key, _key(request))
-            return await run_in_threadpool(kiosks.tonight, kiosk, request.query_params.get("date"))
+            return await run_in_threadpool(kiosks.tonight, _key(request), request.query_params.get("date"))
 
         return await answer(request, work)
 
     async def rulings(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
-            kiosk = await run_in_threadpool(kiosks.kiosk_for_key, _key(request))
-            return await run_in_threadpool(kiosks.rulings, kiosk)
+            return await run_in_threadpool(kiosks.rulings, _key(request))
 
         return await answer(request, work)
 

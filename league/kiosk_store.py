@@ -117,6 +117,12 @@ def kiosk_by_hash(conn: Connection, key_hash: str) -> dict[str, Any] | None:
     return _one(conn, sa.select(kiosks).where(kiosks.c.key_hash == key_hash, kiosks.c.revoked_at.is_(None)))
 
 
+def kiosks_by_hash(conn: Connection, key_hashes: list[str]) -> dict[str, dict[str, Any]]:
+    """The kiosks with these keys, by key hash, but for revoked keys."""
+    q = sa.select(kiosks).where(kiosks.c.key_hash.in_(key_hashes), kiosks.c.revoked_at.is_(None))
+    return {r["key_hash"]: r for r in _rows(conn, q)}
+
+
 def kiosk(conn: Connection, id_: int) -> dict[str, Any] | None:
     return _one(conn, sa.select(kiosks).where(kiosks.c.id == id_))
 
@@ -144,6 +150,32 @@ def bound_game(conn: Connection, kiosk_id: int, game: int, for_update: bool = Fa
     return _one(conn, q.with_for_update() if for_update else q)
 
 
+def bound_games(
+    conn: Connection, games: list[tuple[int, int]], for_update: bool = False
+) -> dict[tuple[int, int], dict[str, Any]]:
+    """The bindings of these (kiosk, game) pairs, by pair; ``for_update``: locked, in the pairs' order."""
+    if not games:
+        return {}
+    q = (
+        sa.select(kiosk_games)
+        .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(games))
+        .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
+    )
+    return {(r["kiosk_id"], r["game"]): r for r in _rows(conn, q.with_for_update() if for_update else q)}
+
+
+def last_seqs(conn: Connection, games: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """The highest seq the league holds of each of these (kiosk, game) pairs that it holds any of."""
+    if not games:
+        return {}
+    q = (
+        sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq))
+        .where(sa.tuple_(kiosk_events.c.kiosk_id, kiosk_events.c.game).in_(games))
+        .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
+    )
+    return {(k, g): int(seq) for k, g, seq in conn.execute(q)}
+
+
 def last_seq(conn: Connection, kiosk_id: int, game: int) -> int:
     """The highest seq the league holds of a kiosk's game (0: none)."""
     q = sa.select(sa.func.coalesce(sa.func.max(kiosk_events.c.seq), 0)).where(
@@ -160,10 +192,13 @@ def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> di
     return {seq: event for seq, event in conn.execute(q)}
 
 
-def bind_game(conn: Connection, kiosk_id: int, game: int, meeting: int, ns_team: int | None, now: str) -> None:
-    conn.execute(
-        sa.insert(kiosk_games).values(kiosk_id=kiosk_id, game=game, meeting_id=meeting, ns_team=ns_team, bound_at=now)
-    )
+def bind_game(
+    conn: Connection, kiosk_id: int, game: int, meeting: int, ns_team: int | None, now: str
+) -> dict[str, Any]:
+    """Binds a kiosk game to a meeting; the binding's row as written."""
+    row = {"kiosk_id": kiosk_id, "game": game, "meeting_id": meeting, "bound_at": now, "ns_team": ns_team}
+    conn.execute(sa.insert(kiosk_games).values(**row))
+    return {**row, "league_game": None, "note": None}
 
 
 def set_result(conn: Connection, kiosk_id: int, game: int, league_game: int | None, note: str | None) -> None:
@@ -228,6 +263,12 @@ def add_events(conn: Connection, kiosk_id: int, game: int, rows: list[tuple[int,
                 for seq, event, why in rows
             ],
         )
+
+
+def add_all_events(conn: Connection, rows: list[dict[str, Any]], now: str) -> None:
+    """New events of any games, each a row's columns but the time received, in one statement."""
+    if rows:
+        conn.execute(sa.insert(kiosk_events), [{**r, "received_at": now} for r in rows])
 
 
 EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")

@@ -14,8 +14,10 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from sqlalchemy import exc
 
 from engine.rules import Rules
 from kiosk.events import GAME_STARTED, UNDONE, GameEvent
@@ -35,6 +37,7 @@ CODE_MINUTES = 10
 MOST_GAMES = 50  # in one push
 MOST_EVENTS = 1000  # of one game in one push
 log = logging.getLogger("league.kiosks")
+Kiosk = dict[str, Any] | str | None  # an enrolled kiosk's row, or the key a request came with
 STALE = "this code is unknown, used or expired: ask the organiser for a new one"
 
 
@@ -138,22 +141,20 @@ class Kiosks:
 
     def kiosk_for_key(self, key: str | None) -> dict[str, Any]:
         """The kiosk a key belongs to; 401 for no key, an unknown one or a revoked one."""
-        if not key:
-            raise KioskRefused("send the kiosk's key as 'Authorization: Bearer <key>'", 401)
         with self.store.read() as r:
-            k = ks.kiosk_by_hash(r.conn, digest(key))
-        if k is None:
-            raise KioskRefused("this kiosk key is unknown or revoked: enrol the kiosk again", 401)
-        return k
+            return _kiosk_for_key(r, key)
 
-    def tonight(self, kiosk: dict[str, Any], date: str | None = None) -> dict[str, Any]:
-        """The meetings at the kiosk's venue on ``date`` (today) with teams, players and the rules."""
-        night = date or dt.date.today().isoformat()
-        try:
-            night = dt.date.fromisoformat(night).isoformat()
-        except ValueError:
-            raise KioskRefused(f"date: {night!r} is not a date like 2026-01-06", 422) from None
+    def tonight(self, kiosk: Kiosk, date: str | None = None) -> dict[str, Any]:
+        """The meetings at the kiosk's venue on ``date`` (today) with teams, players and the rules.
+
+        ``kiosk``: the kiosk, or its key (checked in the same transaction: 401 when it is not good)."""
         with self.store.read() as r:
+            kiosk = _kiosk_for_key(r, kiosk) if not isinstance(kiosk, dict) else kiosk
+            night = date or dt.date.today().isoformat()
+            try:
+                night = dt.date.fromisoformat(night).isoformat()
+            except ValueError:
+                raise KioskRefused(f"date: {night!r} is not a date like 2026-01-06", 422) from None
             venue = r.venue(kiosk["venue_id"])
             out = []
             for m in ks.meetings_on(r.conn, kiosk["venue_id"], night):
@@ -193,34 +194,95 @@ class Kiosks:
             "meetings": out,
         }
 
-    def push(self, kiosk: dict[str, Any], body: Any) -> dict[str, Any]:
+    def push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
         """Stores a batch of the kiosk's events, all of it or (refused) none of it.
 
-        Pushes of different games go on side by side: each takes its game's row lock, and the
-        league's lock only when it writes a result into the standings."""
-        batch = _read_batch(body)
+        ``kiosk``: the kiosk, or its key, checked in the push's own transaction (401 when the key is
+        not good, before the body is looked at). ``body``: the batch, or its JSON text."""
+        answer = self.push_all([(kiosk, body)])[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def push_all(self, pushes: list[tuple[Kiosk, Any]]) -> list[dict[str, Any] | Exception]:
+        """Several pushes (of any kiosks) stored in one transaction, each answered as if it came alone:
+        its answer, or the refusal (KioskRefused, LeagueRefused) that left it unwritten.
+
+        One commit and a few statements for the lot, rather than for each (league/ingest.py gathers
+        the pushes that arrive while the one before is being stored). A push refused once it has begun
+        to write undoes the group's transaction, and the pushes are stored again one at a time."""
+        if len(pushes) == 1:
+            return [self._alone(pushes[0])]
+        try:
+            return self._store(pushes)
+        except (_Alone, exc.IntegrityError):
+            return [self._alone(p) for p in pushes]
+
+    def _alone(self, push: tuple[Kiosk, Any]) -> dict[str, Any] | Exception:
+        try:
+            return self._store([push])[0]
+        except _Alone as e:
+            return e.refused
+
+    def _store(self, pushes: list[tuple[Kiosk, Any]]) -> list[dict[str, Any] | Exception]:
+        """One transaction: the keys read in one statement, the games' bindings locked in another,
+        their last seqs in a third, every new event written in a fourth.
+
+        Pushes of different games go on side by side with another server process's: each game's
+        binding is locked (PostgreSQL's row locks, taken in one order), and the league's lock only
+        when a result is written into the standings."""
         now = _stamp(self.clock())
-        answers, folded = [], []
+        answers: list[dict[str, Any] | Exception] = []
+        boards: set[int | None] = set()
         with self.store.write(league_lock=False) as w:
-            for pushed in batch:
-                answer, folding = self._push_game(w, kiosk, pushed, now)
-                answers.append(answer)
-                folded.append(((kiosk["id"], pushed.game), folding))
-            results = w.appended > 0  # a game's result written: standings changed
-        self.folds.keep(folded)  # only once the push is stored
-        # Committed: the boards may say it now (never before: a rolled-back push was never there).
-        # A result changes the standings every venue's board shows; anything else, this venue's.
-        if self.published is not None and any(a["stored"] for a in answers):
+            keys = [k for k, _ in pushes if isinstance(k, str) and k]
+            known = ks.kiosks_by_hash(w.conn, [digest(k) for k in keys]) if keys else {}
+            ready: list[tuple[int, dict[str, Any], list[Pushed]]] = []
+            for i, (kiosk, body) in enumerate(pushes):
+                try:  # refusals before anything is written answer this push alone
+                    k = kiosk if isinstance(kiosk, dict) else _known(known, kiosk)
+                    ready.append((i, k, _read_batch(_loads(body) if isinstance(body, (bytes, str)) else body)))
+                    answers.append({})
+                except KioskRefused as e:
+                    answers.append(e)
+            group = _Group.read(w.conn, [(k["id"], p.game) for _, k, batch in ready for p in batch])
+            for i, k, batch in ready:
+                try:
+                    games = [self._push_game(w, k, pushed, now, group) for pushed in batch]
+                except (KioskRefused, LeagueRefused) as e:
+                    raise _Alone(e) from e  # some of the transaction may be written: undone, and alone
+                answers[i] = {"games": games}
+                if any(g["stored"] for g in games):
+                    boards.add(k["venue_id"])
+            group.write(w.conn, now)
+            # Last, so that the league's lock (a result's standings) is held from here to the commit only.
+            for kiosk, bound, folding in (group.ended[where] for where in sorted(group.ended)):
+                bound["league_game"] = self._record_result(w, kiosk, bound, folding.state)
+                if bound["league_game"] is not None:
+                    w.lock_league()  # the teams' sums are shared with every other game of theirs
+                    write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], folding.state)
+            if w.appended:
+                boards = {None}  # a result changes the standings every venue's board shows
+        self.folds.keep(list(group.folded.items()))  # only once the pushes are stored
+        self._tell(boards)
+        return answers
+
+    def _tell(self, boards: set[int | None]) -> None:
+        """Committed: the boards may say it now (never before: a rolled-back push was never there)."""
+        if self.published is None:
+            return
+        for venue in [None] if None in boards else sorted(v for v in boards if v is not None):
             try:
-                self.published(None if results else kiosk["venue_id"])
+                self.published(venue)
             except Exception:  # the kiosk's answer never waits on, nor fails for, the boards
                 log.exception("the boards were not told of a push")
-        return {"games": answers}
 
-    def rulings(self, kiosk: dict[str, Any]) -> dict[str, Any]:
+    def rulings(self, kiosk: Kiosk) -> dict[str, Any]:
         """The organiser's rulings on this kiosk's games, by the kiosk's own game number, with the
-        result in the table's terms (the winner as NS or EW, the points by seat) where its sides are known."""
+        result in the table's terms (the winner as NS or EW, the points by seat) where its sides are
+        known. ``kiosk``: the kiosk, or its key (checked in the same transaction)."""
         with self.store.read() as r:
+            kiosk = _kiosk_for_key(r, kiosk) if not isinstance(kiosk, dict) else kiosk
             rows = ks.rulings_of(r.conn, kiosk["id"])
         out = []
         for x in rows:
@@ -252,23 +314,22 @@ class Kiosks:
                 "divergences": [{**d, "event": json.loads(d["event"])} for d in ks.divergences(r.conn)],
             }
 
-    def _push_game(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> tuple[dict[str, Any], Folding]:
-        game = pushed.game
-        bound = ks.bound_game(w.conn, kiosk["id"], game, for_update=True)
+    def _push_game(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str, group: _Group) -> dict[str, Any]:
+        game, where = pushed.game, (kiosk["id"], pushed.game)
+        bound = group.bound.get(where)
         if bound is None:
-            bound = self._bind(w, kiosk, pushed, now)
+            bound = group.bound[where] = self._bind(w, kiosk, pushed, now)
         elif pushed.meeting is not None and pushed.meeting != bound["meeting_id"]:
             raise KioskRefused(f"game {game} is played for meeting {bound['meeting_id']}, not {pushed.meeting}", 409)
         elif pushed.sides is not None and bound["ns_team"] is not None and pushed.sides["NS"] != bound["ns_team"]:
             raise KioskRefused(f"game {game}: team {bound['ns_team']} sits NS, as its first push said", 409)
-        last = ks.last_seq(w.conn, kiosk["id"], game)
+        last = group.last.get(where, 0)
         events = sorted(pushed.events, key=lambda x: x.seq)
         again = [e.seq for e in events if e.seq <= last]
-        held = ks.events_at(w.conn, kiosk["id"], game, again) if again else {}
+        held = group.held(w.conn, where, again, now) if again else {}
         expected = last + 1
         fresh, duplicates, quarantined, diverged, resend = 0, 0, [], [], None
         folding: Folding | None = None
-        rows: list[tuple[int, str, str | None]] = []
         for e in events:
             text = _text(e)
             if e.seq < expected:
@@ -286,19 +347,19 @@ class Kiosks:
                 resend = expected  # a gap: nothing after it is stored until the missing ones come
                 break
             if folding is None:
-                folding = self.folds.at(w.conn, kiosk["id"], game, last)
+                folding = group.folding(w.conn, self.folds, where, last)
             why = folding.add(e)
             folding.last = e.seq
             if why is not None:
                 quarantined.append({"seq": e.seq, "why": why})
-            rows.append((e.seq, text, why))
+            group.rows.append(group.row(where, e.seq, text, why))
             fresh += 1
             expected += 1
-        ks.add_events(w.conn, kiosk["id"], game, rows, now)
-        if folding is not None:
-            self._record_result(w, kiosk, bound, folding.state)
-            self._record_figures(w, kiosk, game, folding.state)
-        answer = {
+        group.last[where] = expected - 1
+        ended = folding is not None and folding.state is not None and folding.state.status != OPEN
+        if folding is not None and (ended or bound["league_game"] is not None):
+            group.ended[where] = (kiosk, bound, folding)
+        return {
             "game": game,
             "meeting": bound["meeting_id"],
             "acked": expected - 1,
@@ -308,7 +369,6 @@ class Kiosks:
             "diverged": diverged,
             "resend_from": resend,
         }
-        return answer, folding if folding is not None else Folding([], None, last=-1)
 
     def _bind(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> dict[str, Any]:
         """A game's first push: the meeting it is played for, at this kiosk's venue, and who sits NS."""
@@ -322,23 +382,16 @@ class Kiosks:
         if m["team_b"] is None or m["forfeit_team"] is not None:
             raise KioskRefused(f"game {game}: meeting {meeting} has no games to play (a bye or a forfeit)", 409)
         ns_team = _ns_team(w, m, pushed)
-        ks.bind_game(w.conn, kiosk["id"], game, meeting, ns_team, now)
-        bound = ks.bound_game(w.conn, kiosk["id"], game)
-        assert bound is not None  # just written, in this transaction
-        return bound
+        return ks.bind_game(w.conn, kiosk["id"], game, meeting, ns_team, now)
 
-    def _record_figures(self, w: Writer, kiosk: dict[str, Any], game: int, state: GameState | None) -> None:
-        """A kiosk game that is a league game has its figures written with its result, and its teams'
-        sums (the statistics); this is what sums a ``game_played``."""
-        bound = ks.bound_game(w.conn, kiosk["id"], game)  # read again: the result may have just been written
-        if bound is not None and bound["league_game"] is not None:
-            w.lock_league()  # the teams' sums are shared with every other game of theirs
-            write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], state)
-
-    def _record_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
-        """A kiosk game that has ended becomes (or updates) its meeting's game in the standings."""
+    def _record_result(
+        self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None
+    ) -> int | None:
+        """A kiosk game that has ended becomes (or updates) its meeting's game in the standings: that
+        game's id (None while the game goes on, or when it does not count)."""
         if state is None or (state.status == OPEN and bound["league_game"] is None):
-            return
+            kept: int | None = bound["league_game"]
+            return kept
         w.lock_league()  # before reading the meeting's games: the count and number must hold when written
         m = w.meeting(bound["meeting_id"])
         assert m is not None  # bound games keep their meeting
@@ -357,18 +410,19 @@ class Kiosks:
             if g["ruled_reason"] is None and any(g[k] != v for k, v in figures.items()):
                 w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
                 _advance(w, kiosk, bound, m["id"], g["id"])
-            return
+            return int(g["id"])
         played = w.games(m["id"])
         counting = [g for g in played if g["outcome"] is not None]
         if outcome is not None and len(counting) >= settings.games_per_meeting:
             full = f"meeting {m['id']} already has its {settings.games_per_meeting} game(s): this one is not counted"
             ks.set_result(w.conn, kiosk["id"], bound["game"], None, full)
-            return
+            return None
         number = max((g["number"] for g in played), default=0) + 1
         g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": number}
         w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
         _advance(w, kiosk, bound, m["id"], g["id"])
+        return int(g["id"])
 
 
 def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], meeting: int, league_game: int) -> None:
@@ -378,6 +432,83 @@ def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], meeting: i
         advance_playoffs(w, meeting)
     except LeagueRefused as e:
         ks.set_result(w.conn, kiosk["id"], bound["game"], league_game, f"the bracket was not changed: {e}")
+
+
+def _kiosk_for_key(r: Reader, key: Kiosk) -> dict[str, Any]:
+    k = ks.kiosk_by_hash(r.conn, digest(key)) if isinstance(key, str) and key else None
+    if k is None:
+        _kiosk_for_key_refused(key)
+    assert k is not None
+    return k
+
+
+def _kiosk_for_key_refused(key: Kiosk) -> None:
+    if not key or not isinstance(key, str):
+        raise KioskRefused("send the kiosk's key as 'Authorization: Bearer <key>'", 401)
+    raise KioskRefused("this kiosk key is unknown or revoked: enrol the kiosk again", 401)
+
+
+def _loads(body: bytes | str) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise KioskRefused(f"the body is not JSON: {e}", 400) from None
+
+
+class _Alone(Exception):
+    """A push of a group refused once the group's transaction had begun to write: the group is undone
+    and its pushes stored one at a time, so that this refusal is this push's alone."""
+
+    def __init__(self, refused: KioskRefused | LeagueRefused) -> None:
+        super().__init__(str(refused))
+        self.refused = refused
+
+
+def _known(known: dict[str, dict[str, Any]], key: Kiosk) -> dict[str, Any]:
+    """The kiosk of a key among those read for a group (401 when it is not good)."""
+    k = known.get(digest(key)) if isinstance(key, str) and key else None
+    if k is None:
+        _kiosk_for_key_refused(key)
+    assert k is not None
+    return k
+
+
+@dataclass
+class _Group:
+    """What one transaction of pushes knows of their games: read in a statement each before the first
+    push, kept up to date as each push is stored, and the new events written together at the end."""
+
+    bound: dict[tuple[int, int], dict[str, Any]]
+    last: dict[tuple[int, int], int]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    folded: dict[tuple[int, int], Folding] = field(default_factory=dict)
+    ended: dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any], Folding]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, conn: Any, games: list[tuple[int, int]]) -> _Group:
+        wanted = sorted(set(games))  # locked in one order, so that two processes never wait on each other
+        return cls(ks.bound_games(conn, wanted, for_update=True), ks.last_seqs(conn, wanted))
+
+    @staticmethod
+    def row(where: tuple[int, int], seq: int, text: str, why: str | None) -> dict[str, Any]:
+        return {"kiosk_id": where[0], "game": where[1], "seq": seq, "event": text, "quarantined": why}
+
+    def folding(self, conn: Any, cache: FoldCache, where: tuple[int, int], last: int) -> Folding:
+        """The game folded up to ``last``: as an earlier push of this group left it, or from the cache or
+        the database."""
+        folding = self.folded.get(where)
+        if folding is None or folding.last != last:
+            folding = self.folded[where] = cache.at(conn, where[0], where[1], last)
+        return folding
+
+    def held(self, conn: Any, where: tuple[int, int], seqs: list[int], now: str) -> dict[int, str]:
+        """The events the league holds at these seqs of a game (this group's written first)."""
+        self.write(conn, now)
+        return ks.events_at(conn, where[0], where[1], seqs)
+
+    def write(self, conn: Any, now: str) -> None:
+        ks.add_all_events(conn, self.rows, now)
+        self.rows = []
 
 
 @dataclass(frozen=True)
@@ -502,6 +633,8 @@ class FoldCache:
             kept = self._kept.get((kiosk, game))
         if kept is not None and kept.last == last:
             return kept.copy()
+        if last == 0:
+            return Folding([], None, 0)  # nothing held of it yet: nothing to read
         return Folding.of(ks.applied_events(conn, kiosk, game), last)
 
     def keep(self, folded: list[tuple[tuple[int, int], Folding]]) -> None:

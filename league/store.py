@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,8 @@ from league.events import LeagueEvent
 ENV_URL = "CLABBER_LEAGUE_DB"
 TOTALS = ("played", "won", "lost", "tied", "points_for", "points_against")
 BUSY_MS = 5000
+WORKER_THREADS = 16  # the league server's threads for requests (league/serve.py), and so its connections
+IDLE_PING = 10.0  # seconds: a connection idle longer is tried before it is used
 ROUND_ROBIN, PLAYOFFS = "round_robin", "playoffs"  # a round's stage: only the round robin counts in the standings
 
 metadata = sa.MetaData()
@@ -223,11 +226,29 @@ def _engine(url: URL) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writing") else "BEGIN")
 
         return engine
-    # As many connections as the server's worker threads (anyio's 40) may ask for at once, kept open:
-    # a connection made per push costs more than the push.
-    return sa.create_engine(
-        url, pool_pre_ping=True, pool_size=20, max_overflow=20, connect_args={"connect_timeout": 10}
+    # As many connections as the server's worker threads, kept open (a connection made per push costs
+    # more than the push), and a few more for a thread that reads while it writes.
+    engine = sa.create_engine(
+        url, pool_size=WORKER_THREADS, max_overflow=WORKER_THREADS // 2, connect_args={"connect_timeout": 10}
     )
+
+    @sa.event.listens_for(engine, "checkin")
+    def _rested(_dbapi: Any, record: Any) -> None:
+        record.info["rested"] = time.monotonic()
+
+    @sa.event.listens_for(engine, "checkout")
+    def _ping_if_idle(dbapi: Any, record: Any, _proxy: Any) -> None:
+        # A connection that sat idle may have been closed by the server (a restart, an idle timeout):
+        # it is tried first, and replaced if dead. One in steady use is not: a ping on every checkout
+        # cost a push a whole round trip of its five.
+        if time.monotonic() - record.info.get("rested", 0.0) > IDLE_PING:
+            try:
+                dbapi.execute("SELECT 1")
+                dbapi.rollback()  # the ping's own transaction, not the caller's
+            except Exception as e:  # psycopg.OperationalError and kin: the connection is gone
+                raise exc.DisconnectionError(str(e)) from e
+
+    return engine
 
 
 def _now() -> str:
@@ -680,8 +701,15 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[Reader]:
-        with self._trouble(), self.engine.connect() as conn, conn.begin():
-            yield Reader(conn)
+        """Reads. On SQLite, in one transaction: one snapshot of the file. On PostgreSQL, each statement
+        on its own (READ COMMITTED gives each its own snapshot anyway): no BEGIN and COMMIT to wait for."""
+        with self._trouble(), self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                yield Reader(conn)
+                return
+            with conn.begin():
+                yield Reader(conn)
 
     @contextmanager
     def write(self, league_lock: bool = True) -> Iterator[Writer]:

@@ -1,0 +1,117 @@
+"""Pushes stored in groups (league/ingest.py, ``Kiosks.push_all``), on SQLite and PostgreSQL: a group
+answers each push as if it came alone, a refusal stays its own push's, and a busy server commits
+many pushes at once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+import sqlalchemy as sa
+
+from league.ingest import Ingest
+from league.kiosk_store import kiosk_events
+from league.kiosks import KioskRefused, Kiosks
+from league.store import Store
+from tests.league_kiosk_helpers import league_with_schedule, played_game
+
+
+@pytest.fixture
+def world(league_db, tmp_path):
+    store = Store(league_db)
+    w = league_with_schedule(store)
+    kiosks = Kiosks(store)
+    keys = {(v, t): kiosks.enrol(kiosks.make_code(v, t))["key"] for v in w["venues"] for t in (1, 2)}
+    games = {v: played_game(tmp_path, w["teams_at"][v]) for v in w["venues"]}
+    yield {**w, "store": store, "kiosks": kiosks, "keys": keys, "games": games}
+    store.close()
+
+
+def _body(meeting: int, events: list[dict], game: int = 1) -> dict:
+    return {"games": [{"game": game, "meeting": meeting, "events": events}]}
+
+
+def _held(store: Store) -> dict[tuple[int, int], list[int]]:
+    """The seqs the league holds of each (kiosk, game)."""
+    with store.read() as r:
+        rows = r.conn.execute(sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, kiosk_events.c.seq)).all()
+    out: dict[tuple[int, int], list[int]] = {}
+    for k, g, seq in sorted(rows):
+        out.setdefault((k, g), []).append(seq)
+    return out
+
+
+def test_a_group_answers_each_push_as_if_it_came_alone(world):
+    """Good pushes, pushes refused before anything is written (a bad key, a body that is not JSON,
+    another venue's meeting) and one refused after its first game was written: each gets its own
+    answer; the refused write nothing, the good are stored whole."""
+    v1, v2 = world["venues"]
+    m1, m2 = world["meeting_at"][v1], world["meeting_at"][v2]
+    g1, g2 = world["games"][v1], world["games"][v2]
+    k = world["keys"]
+    half_then_elsewhere = {
+        "games": [
+            {"game": 5, "meeting": m1, "events": g1},
+            {"game": 6, "meeting": m2, "events": g1},  # the other venue's meeting: 403, after game 5 was written
+        ]
+    }
+    pushes = [
+        (k[(v1, 1)], _body(m1, g1)),
+        (k[(v1, 2)], _body(m2, g1)),  # another venue's meeting
+        (k[(v2, 1)], json.dumps(_body(m2, g2)).encode()),  # as the API hands it over: the JSON's bytes
+        ("not-a-key", _body(m1, g1)),
+        (k[(v2, 2)], b"{not json"),
+        (k[(v1, 2)], half_then_elsewhere),
+    ]
+    answers = world["kiosks"].push_all(pushes)
+
+    assert [a["games"][0]["acked"] for a in (answers[0], answers[2])] == [len(g1), len(g2)]
+    refused = {i: (a.status, str(a)) for i, a in enumerate(answers) if isinstance(a, KioskRefused)}
+    assert refused.keys() == {1, 3, 4, 5}
+    assert refused[1][0] == 403 and "not at this kiosk's venue" in refused[1][1]
+    assert refused[3][0] == 401
+    assert refused[4][0] == 400 and "not JSON" in refused[4][1]
+    assert refused[5][0] == 403 and "game 6" in refused[5][1]
+    # Only the two good pushes are held: nothing of the refused, not even game 5 of the last one.
+    held = _held(world["store"])
+    assert sorted(held.values()) == sorted([list(range(1, len(g1) + 1)), list(range(1, len(g2) + 1))])
+    # Both games were played to the target: their results are in the standings, once each.
+    table = world["org"].standings(world["division"])
+    assert sum(row.played for row in table) == 4
+
+
+def test_concurrent_pushes_are_committed_together_and_stored_as_one_at_a_time_would(world, league_db, tmp_path):
+    """Every kiosk sends its game a few events a push, all at once through the ingest: every push is
+    acknowledged in order, the pushes share a few commits, and the league ends up as when the same
+    pushes are stored one at a time."""
+    store, kiosks = world["store"], world["kiosks"]
+    commits = []
+    sa.event.listen(store.engine, "commit", lambda _conn: commits.append(1))
+    plan = []  # (key, body, last seq of the push), each game's pushes in order
+    for (venue, table), key in world["keys"].items():
+        events = world["games"][venue]
+        for i in range(0, len(events), 3):
+            batch = events[i : i + 3]
+            plan.append((key, _body(world["meeting_at"][venue], batch, game=table), batch[-1]["seq"]))
+
+    async def all_at_once() -> list[dict]:
+        ingest = Ingest(kiosks)
+        return await asyncio.gather(*(ingest.push(key, json.dumps(body).encode()) for key, body, _ in plan))
+
+    answers = asyncio.run(all_at_once())
+    assert [a["games"][0]["acked"] for a in answers] == [last for _, _, last in plan]
+    assert all(a["games"][0]["resend_from"] is None for a in answers)
+    assert len(commits) < len(plan) / 4, f"{len(commits)} commits for {len(plan)} pushes"
+
+    # The same pushes, one at a time, into a database of their own.
+    alone = Store(str(tmp_path / "alone.db"))
+    other = league_with_schedule(alone)
+    one_by_one = Kiosks(alone)
+    keys = {vt: one_by_one.enrol(one_by_one.make_code(*vt))["key"] for vt in world["keys"]}
+    by_key = {key: keys[vt] for vt, key in world["keys"].items()}
+    for key, body, _ in plan:
+        one_by_one.push(by_key[key], body)
+    assert _held(store) == _held(alone)
+    assert world["org"].standings(world["division"]) == other["org"].standings(other["division"])
+    alone.close()
