@@ -236,6 +236,21 @@ class Link:
             await self.writer.wait_closed()
 
 
+async def _push(link: Link, meeting: int, number: int, batch: list[dict[str, Any]], load: Load) -> bool:
+    """One push of a game's events, timed; False (a fault noted) unless all were acknowledged."""
+    body = {"games": [{"game": number, "meeting": meeting, "events": batch}]}
+    start = time.perf_counter()
+    status, answer = await link.call("POST", "/api/v1/push", body)
+    load.latencies.append(time.perf_counter() - start)
+    pushed = answer["games"][0] if status == 200 else None
+    if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
+        load.faults.append(f"game {number} seq {batch[0]['seq']}: {status} {json.dumps(answer)[:200]}")
+        return False
+    load.events += pushed["stored"]
+    load.sizes.append(len(batch))
+    return True
+
+
 async def _kiosk_pushes(
     link: Link,
     meeting: int,
@@ -247,16 +262,8 @@ async def _kiosk_pushes(
     answer to the one before has come."""
     for number, events in games.items():
         for i in range(0, len(events), batch_size):
-            batch = events[i : i + batch_size]
-            body = {"games": [{"game": number, "meeting": meeting, "events": batch}]}
-            start = time.perf_counter()
-            status, answer = await link.call("POST", "/api/v1/push", body)
-            load.latencies.append(time.perf_counter() - start)
-            pushed = answer["games"][0] if status == 200 else None
-            if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
-                load.faults.append(f"game {number} seq {batch[0]['seq']}: {status} {json.dumps(answer)[:200]}")
+            if not await _push(link, meeting, number, events[i : i + batch_size], load):
                 return
-            load.events += pushed["stored"]
 
 
 async def _kiosk_syncs(
@@ -275,16 +282,8 @@ async def _kiosk_syncs(
             continue
         number = queue[sent][0]
         batch = [e for n, e in queue[sent : min(stored, sent + pace.most_events)] if n == number]
-        body = {"games": [{"game": number, "meeting": meeting, "events": batch}]}
-        begun = time.perf_counter()
-        status, answer = await link.call("POST", "/api/v1/push", body)
-        load.latencies.append(time.perf_counter() - begun)
-        pushed = answer["games"][0] if status == 200 else None
-        if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
-            load.faults.append(f"game {number} seq {batch[0]['seq']}: {status} {json.dumps(answer)[:200]}")
+        if not await _push(link, meeting, number, batch, load):
             return
-        load.events += pushed["stored"]
-        load.sizes.append(len(batch))
         sent += len(batch)
 
 
