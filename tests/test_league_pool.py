@@ -1,0 +1,55 @@
+"""The league's pooled PostgreSQL connections when the server closes them (a restart, an idle
+timeout, an administrator): made real with ``pg_terminate_backend`` on the store's own connections."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+import league.store
+from league.organiser import Organiser
+from league.store import Store, StoreTrouble
+from tests.league_db import _admin
+
+pytestmark = pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+
+
+def _kill_the_stores_connection(store: Store) -> None:
+    """Ends, from another connection, the server process serving the store's one pooled connection."""
+    with store.read() as r:
+        pid = r.conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    pool = store.engine.pool
+    assert isinstance(pool, sa.pool.QueuePool) and pool.checkedin() == 1  # the one connection this test used
+    admin = _admin()
+    try:
+        with admin.begin() as conn:
+            assert conn.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}).scalar_one()
+    finally:
+        admin.dispose()
+
+
+def _leagues(store: Store) -> list[str]:
+    with store.read() as r:
+        return [x["name"] for x in r.leagues()]
+
+
+def test_a_connection_closed_while_idle_is_replaced_without_a_word(league_db, monkeypatch):
+    store = Store(league_db)
+    Organiser(store).create_league("Evansville Clabber League")
+    assert _leagues(store) == ["Evansville Clabber League"]
+    _kill_the_stores_connection(store)
+    monkeypatch.setattr(league.store, "IDLE_PING", 0.0)  # as if it had sat idle past the ping's time
+    assert _leagues(store) == ["Evansville Clabber League"]  # tried first, found dead, replaced
+    store.close()
+
+
+def test_a_connection_closed_while_in_use_fails_one_request_in_words_then_the_next_works(league_db):
+    store = Store(league_db)
+    Organiser(store).create_league("Evansville Clabber League")
+    assert _leagues(store) == ["Evansville Clabber League"]
+    _kill_the_stores_connection(store)
+    with pytest.raises(StoreTrouble) as refused:  # no ping for a connection in steady use
+        _leagues(store)
+    assert "cannot use" in str(refused.value) and "Traceback" not in str(refused.value)
+    assert _leagues(store) == ["Evansville Clabber League"]  # the pool was emptied: a new connection
+    store.close()
