@@ -10,6 +10,7 @@ inline style block of these pages and forms posted to this site only.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,12 +27,13 @@ from league.game_page import game_view
 from league.organiser import Organiser
 from league.season import read_settings
 from league.standings_view import division_view, make_rates, team_games
-from league.store import Reader, Store
+from league.store import Reader, Store, StoreTrouble
 
 if TYPE_CHECKING:
     from league.board_feed import Boards
 
 TEMPLATES = Path(__file__).with_name("templates")
+log = logging.getLogger("league.pages")
 PAGE_CACHE = b"no-cache"  # results change on league nights: ask again each time
 RANKING = {"games_won": "games won (a tie counts half)", "game_points": "game points"}
 ON_ITS_WAY = (
@@ -62,6 +64,23 @@ def render(request: Request, name: str, status: int = 200, **context: Any) -> HT
 
 def not_found(request: Request, what: str) -> HTMLResponse:
     return render(request, "message.html", 404, heading="Not found", message=f"There is no {what}.", back="/")
+
+
+def unavailable(request: Request, _trouble: Exception) -> HTMLResponse:
+    """Any page whose database cannot be used now (down, restarted, locked): a 503 in words, retried
+    by the browser's reload; the reason goes to the log, not to the public."""
+    log.warning("a page could not use the database: %s", _trouble)
+    response = render(
+        request,
+        "message.html",
+        503,
+        heading="Try again in a minute",
+        message="The league's database cannot be used just now.",
+        back="/",
+    )
+    response.headers["retry-after"] = "60"
+    response.headers["cache-control"] = "no-store"
+    return response
 
 
 def _int(request: Request, key: str) -> int | None:
@@ -300,4 +319,4 @@ def make_app(
         *StatsPages(store).routes(),
         *ExportPages(store).routes(),
     ]
-    return Hardened(Starlette(routes=routes), policy())
+    return Hardened(Starlette(routes=routes, exception_handlers={StoreTrouble: unavailable}), policy())

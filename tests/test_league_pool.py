@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from starlette.testclient import TestClient
 
 import league.store
 from league.organiser import Organiser
+from league.pages import make_app
 from league.store import Store, StoreTrouble
 from tests.league_db import _admin
 
@@ -52,4 +54,17 @@ def test_a_connection_closed_while_in_use_fails_one_request_in_words_then_the_ne
         _leagues(store)
     assert "cannot use" in str(refused.value) and "Traceback" not in str(refused.value)
     assert _leagues(store) == ["Evansville Clabber League"]  # the pool was emptied: a new connection
+    store.close()
+
+
+def test_a_page_that_finds_its_connection_closed_says_so_then_the_next_works(league_db):
+    store = Store(league_db)
+    Organiser(store).create_league("Evansville Clabber League")
+    with TestClient(make_app(store)) as browser:
+        assert browser.get("/").status_code == 200
+        _kill_the_stores_connection(store)
+        page = browser.get("/")
+        assert page.status_code == 503 and page.headers["retry-after"] == "60"
+        assert "cannot be used just now" in page.text and "terminating" not in page.text
+        assert "Evansville Clabber League" in browser.get("/").text
     store.close()
