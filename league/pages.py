@@ -291,13 +291,15 @@ def make_app(
     clock: Callable[[], float] | None = None,
     boards: Boards | None = None,
     public_url: str | None = None,
+    changed: Callable[[int | None], None] | None = None,
 ) -> Any:
     """The public and the organiser's pages as one ASGI app, with the security headers on every response.
 
     ``secure_cookies``: the site is reached over https (behind a TLS proxy), so cookies say Secure.
     ``boards``: the open venue boards, which the kiosk API's pushes also tell (``clabber league serve``
     shares one between the two); ``public_url``: where phones reach this site, for the board's QR code
-    (default: the address the board was opened at).
+    (default: the address the board was opened at); ``changed``: what an organiser's form tells of a
+    change (default: these boards; with several server processes, every process's, league/board_news.py).
     """
     from league.board_pages import BoardPages
     from league.chart_pages import ChartPages
@@ -308,7 +310,8 @@ def make_app(
     from league.stats_pages import StatsPages
 
     board = BoardPages(store, boards, public_url)
-    organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock, changed=board.boards.changed)
+    tell = changed or board.boards.changed
+    organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock, changed=lambda: tell(None))
     charts = ChartPages(store)
     routes = [
         *Pages(store).routes(),

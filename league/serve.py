@@ -3,31 +3,48 @@ the result server's connection deadlines, limits and headers (kiosk/web/guard.py
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
 import socket
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
 import uvicorn
 
-from kiosk.web.server import ServeError, guarded_server, run
+from kiosk.web.server import ServeError, guarded_server, handed, listening_socket, run
 from league.api import create_app
 from league.board_feed import Boards
+from league.board_news import News
 from league.kiosks import Kiosks
 from league.pages import make_app
 from league.store import WORKER_THREADS, Store
 
 DEFAULT_HOST = "127.0.0.1"  # behind a TLS reverse proxy: kiosk keys never cross a network in clear text
 DEFAULT_PORT = 8090
+MOST_WORKERS = 32
+STOP_SECONDS = 35  # a worker's graceful stop: its responses' 30 s deadline, and a little more
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "server"]
 
 
-def site(store: Store, secure_cookies: bool = False, public_url: str | None = None) -> Any:
+def site(
+    store: Store,
+    secure_cookies: bool = False,
+    public_url: str | None = None,
+    boards: Boards | None = None,
+    changed: Callable[[int | None], None] | None = None,
+) -> Any:
     """One application: ``/api/...`` for the kiosks, every other path the league's pages. The two share
-    the open venue boards: each push that stores events tells them, once it has committed."""
-    boards = Boards()
-    api = create_app(Kiosks(store, published=boards.changed))
-    pages = make_app(store, secure_cookies=secure_cookies, boards=boards, public_url=public_url)
+    the open venue boards: each push that stores events tells them, once it has committed (through
+    ``changed`` when given: several processes' boards, league/board_news.py)."""
+    boards = boards or Boards()
+    tell = changed or boards.changed
+    api = create_app(Kiosks(store, published=tell))
+    pages = make_app(store, secure_cookies=secure_cookies, boards=boards, public_url=public_url, changed=tell)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -60,6 +77,68 @@ def server(
     return guarded_server(site(store, secure_cookies, public_url), host, port, lifespan="on")
 
 
-def serve(store: Store, host: str, port: int, secure_cookies: bool = False, public_url: str | None = None) -> None:
-    """Serves the kiosk API and the pages until stopped."""
-    run(*server(store, host, port, secure_cookies, public_url))
+def serve(
+    store: Store, host: str, port: int, secure_cookies: bool = False, public_url: str | None = None, workers: int = 1
+) -> None:
+    """Serves the kiosk API and the pages until stopped; ``workers`` processes on one socket (PostgreSQL)."""
+    if workers == 1:
+        run(*server(store, host, port, secure_cookies, public_url))
+        return
+    if not 2 <= workers <= MOST_WORKERS:
+        raise ServeError(f"--workers: 1 to {MOST_WORKERS} server processes, not {workers}")
+    if store.dialect != "postgresql":
+        raise ServeError("--workers: a SQLite file takes one writer at a time; more server processes need PostgreSQL")
+    try:
+        sock = listening_socket(host, port)
+    except OSError as e:
+        raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    plain = socket.socket(sock.family, sock.type, sock.proto, fileno=os.dup(sock.fileno()))  # what can be handed
+    supervise(sock, workers, (store.url.render_as_string(hide_password=False), plain, secure_cookies, public_url))
+
+
+def _worker(url: str, sock: socket.socket, secure_cookies: bool, public_url: str | None) -> None:
+    """One server process of several: its own store and boards, the boards' news shared through the database."""
+    sock = handed(sock)
+    store = Store(url, migrate=False)  # the first process brought the schema up to date
+    boards = Boards()
+    news = News(store, boards).start()
+    try:
+        app = site(store, secure_cookies, public_url, boards=boards, changed=news.changed)
+        run(guarded_server(app, "", 0, lifespan="on", sock=sock)[0], sock)
+    finally:
+        news.stop()
+        store.close()
+
+
+def supervise(sock: socket.socket, workers: int, args: tuple[Any, ...]) -> None:
+    """Starts ``workers`` processes serving ``sock`` and waits. SIGTERM or SIGINT stops them all (each
+    finishes what it is answering); one that ends by itself stops the rest, with ServeError, so that
+    systemd starts the service again whole."""
+    ctx = multiprocessing.get_context("spawn")  # a fresh interpreter each: no threads or connections copied
+    procs = [ctx.Process(target=_worker, args=args, name=f"league-server-{i + 1}") for i in range(workers)]
+    stopping = threading.Event()
+
+    def stop(_signum: int, _frame: Any) -> None:
+        stopping.set()
+        for p in procs:
+            if p.is_alive():
+                p.terminate()  # SIGTERM: uvicorn's graceful stop
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        for p in procs:
+            p.start()
+        ended = multiprocessing.connection.wait([p.sentinel for p in procs])
+        if not stopping.is_set():
+            lost = next(p for p in procs if p.sentinel in ended)
+            stop(signal.SIGTERM, None)
+            raise ServeError(f"server process {lost.name} ended (exit {lost.exitcode}): stopped the others")
+    finally:
+        for p in (p for p in procs if p.pid is not None):  # started
+            p.join(timeout=STOP_SECONDS)
+            if p.is_alive():
+                p.kill()
+                p.join()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        sock.close()

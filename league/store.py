@@ -11,7 +11,7 @@ import datetime as dt
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -721,6 +721,33 @@ class Store:
             if league_lock:
                 w.lock_league()
             yield w
+
+    def notify(self, channel: str, payload: str) -> None:
+        """PostgreSQL: tells every connection listening on ``channel`` (other server processes)."""
+        with self._trouble(), self.engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+            conn.execute(sa.text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload})
+
+    def listen(
+        self, channel: str, stop: Callable[[], bool], every: float = 5.0, listening: Callable[[], None] | None = None
+    ) -> Iterator[str]:
+        """PostgreSQL: the payloads sent on ``channel``, as they come, on a connection of their own (not
+        the pool's: it is held for as long as this runs); ``stop`` is asked at least every ``every`` s.
+        StoreTrouble when the connection is lost."""
+        import psycopg
+        from psycopg import sql
+
+        conninfo = self.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        try:
+            with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                if listening is not None:
+                    listening()
+                while not stop():
+                    for note in conn.notifies(timeout=every, stop_after=1):
+                        yield note.payload
+        except psycopg.Error as e:
+            raise StoreTrouble(f"cannot listen on {self.where}: {str(e).strip().splitlines()[0]}") from None
 
     def rebuild(self) -> int:
         """Empties the derived tables and writes them again from the log, then the statistics' sums from

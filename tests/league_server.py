@@ -55,8 +55,9 @@ class LeagueServer:
     """``clabber league serve`` on one port of 127.0.0.1 that a test can stop, kill and start again
     (the same port: the kiosk's link stays right)."""
 
-    def __init__(self, db: str, port: int | None = None) -> None:
+    def __init__(self, db: str, port: int | None = None, workers: int = 1) -> None:
         self.db = db
+        self.workers = workers
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tempfile.TemporaryFile()  # noqa: SIM115  (its words; never a pipe a chatty server could fill)
@@ -66,7 +67,17 @@ class LeagueServer:
     def start(self) -> None:
         assert self.proc is None, "the server is running already"
         proc = subprocess.Popen(
-            [str(CLABBER), "league", "--db", self.db, "serve", "--port", str(self.port)],
+            [
+                str(CLABBER),
+                "league",
+                "--db",
+                self.db,
+                "serve",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(self.workers),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=self.log,
             env={**os.environ, "CLABBER_LEAGUE_DB": ""},

@@ -31,6 +31,12 @@ class _DeepQueue(socket.socket):
         super().listen(max(backlog, LISTEN_QUEUE))
 
 
+def handed(sock: socket.socket) -> socket.socket:
+    """A listening socket handed to this process by another (as a plain socket, which is what can be
+    handed over), made one whose queue stays deep again."""
+    return _DeepQueue(sock.family, sock.type, sock.proto, fileno=sock.detach())
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """The server's socket, bound; OSError (with the reason) when the address cannot be had."""
     # IPPROTO_TCP named, not left 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
@@ -48,15 +54,17 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def guarded_server(
-    app: Any, host: str, port: int, lifespan: Literal["on", "off"] = "on"
+    app: Any, host: str, port: int, lifespan: Literal["on", "off"] = "on", sock: socket.socket | None = None
 ) -> tuple[uvicorn.Server, socket.socket]:
-    """A uvicorn server for ``app`` with the guard's deadlines and limits, and its bound socket;
-    ServeError when the address cannot be had. The result pages and the league share it."""
+    """A uvicorn server for ``app`` with the guard's deadlines and limits, and its bound socket (``sock``
+    when given: one of several processes on one socket); ServeError when the address cannot be had.
+    The result pages and the league share it."""
     guard = Guard(connection_cap(raise_file_limit()))
-    try:
-        sock = listening_socket(host, port)
-    except OSError as e:
-        raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    if sock is None:
+        try:
+            sock = listening_socket(host, port)
+        except OSError as e:
+            raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     config = uvicorn.Config(
         app,
         log_level="warning",

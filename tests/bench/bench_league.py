@@ -161,15 +161,22 @@ def ingest_season(store: Store) -> list[tuple[int, int]]:
 class Served(LeagueServer):
     """``clabber league serve`` as its own process on a free loopback port, started at once."""
 
-    def __init__(self, db: str) -> None:
-        super().__init__(db)
+    def __init__(self, db: str, workers: int = 1) -> None:
+        super().__init__(db, workers=workers)
         self.start()
 
     def cpu_seconds(self) -> float:
-        """The server process's CPU time so far (user + system), from /proc."""
+        """The server's CPU time so far (user + system; its worker processes' too), from /proc."""
         assert self.proc is not None
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # a process that ended meanwhile
+            if stat.parent.name == str(self.proc.pid) or fields[1] == str(self.proc.pid):  # it, or its child
+                total += int(fields[11]) + int(fields[12])
+        return total / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> str:
         """Stops it; what it said on standard error, the end of it."""

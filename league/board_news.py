@@ -1,0 +1,65 @@
+"""News for the venue boards across the league server's processes (``clabber league serve
+--workers N``, PostgreSQL only).
+
+Each process keeps its own open boards (league/board_feed.py). A change (a push committed, an
+organiser's form) is sent to all of them at once as PostgreSQL's ``NOTIFY clabber_boards`` with the
+venue (empty: every venue), and each process listens on a connection of its own and tells its own
+boards. Delivered only after the sender's commit, in order, to every listener; a listener that lost
+its connection connects again, and meanwhile the boards' own refresh (every 30 s) still shows
+every change.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Protocol
+
+from league.store import Store, StoreTrouble
+
+CHANNEL = "clabber_boards"
+AGAIN = 5.0  # s before a lost listener connects again
+
+log = logging.getLogger("league.board")
+
+
+class Told(Protocol):
+    """What is told of a change: a process's open boards (league/board_feed.py's ``Boards``)."""
+
+    def changed(self, venue: int | None = None) -> None: ...
+
+
+class News:
+    """``changed(venue)`` from any thread of any process reaches every process's ``boards``."""
+
+    def __init__(self, store: Store, boards: Told) -> None:
+        self.store = store
+        self.boards = boards
+        self._stop = threading.Event()
+        self.listening = threading.Event()  # set once the first LISTEN is in place
+        self._thread = threading.Thread(target=self._listen, name="league-board-news", daemon=True)
+
+    def start(self) -> News:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def changed(self, venue: int | None = None) -> None:
+        """A venue's board (None: every venue's) has something new, for every process's boards."""
+        try:
+            self.store.notify(CHANNEL, "" if venue is None else str(venue))
+        except StoreTrouble as e:  # the boards' refresh shows it within 30 s; the push is stored
+            log.warning("the other processes' boards were not told: %s", e)
+            self.boards.changed(venue)  # this process's, at least
+
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            try:
+                for payload in self.store.listen(CHANNEL, self._stop.is_set, listening=self.listening.set):
+                    self.boards.changed(int(payload) if payload.isdigit() else None)
+            except StoreTrouble as e:
+                log.warning("board news: %s; listening again in %.0f s", e, AGAIN)
+                self._stop.wait(AGAIN)
