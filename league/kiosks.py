@@ -257,10 +257,18 @@ class Kiosks:
             group.write(w.conn, now)
             # Last, so that the league's lock (a result's standings) is held from here to the commit only.
             for kiosk, bound, folding in (group.ended[where] for where in sorted(group.ended)):
+                had = bound["league_game"]
                 bound["league_game"] = self._record_result(w, kiosk, bound, folding.state)
                 if bound["league_game"] is not None:
                     w.lock_league()  # the teams' sums are shared with every other game of theirs
-                    write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], folding.state)
+                    write_figures(
+                        w.conn,
+                        bound["league_game"],
+                        bound["meeting_id"],
+                        bound["ns_team"],
+                        folding.state,
+                        first=had is None,  # its result written just now: new to its teams' sums
+                    )
             if w.appended:
                 boards = {None}  # a result changes the standings every venue's board shows
         self.folds.keep(list(group.folded.items()))  # only once the pushes are stored
@@ -409,7 +417,7 @@ class Kiosks:
             assert g is not None
             if g["ruled_reason"] is None and any(g[k] != v for k, v in figures.items()):
                 w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
-                _advance(w, kiosk, bound, m["id"], g["id"])
+                _advance(w, kiosk, bound, m, g["id"])
             return int(g["id"])
         played = w.games(m["id"])
         counting = [g for g in played if g["outcome"] is not None]
@@ -421,15 +429,17 @@ class Kiosks:
         g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": number}
         w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
-        _advance(w, kiosk, bound, m["id"], g["id"])
+        _advance(w, kiosk, bound, m, g["id"])
         return int(g["id"])
 
 
-def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], meeting: int, league_game: int) -> None:
+def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], m: dict[str, Any], league_game: int) -> None:
     """A playoff match this game decides sends its winner on. When the bracket has moved past it (the
     next match already played), the table's result is still kept, with a note for the organiser."""
+    if m["stage"] != st.PLAYOFFS:
+        return  # a round-robin meeting: no bracket to look up
     try:
-        advance_playoffs(w, meeting)
+        advance_playoffs(w, m["id"])
     except LeagueRefused as e:
         ks.set_result(w.conn, kiosk["id"], bound["game"], league_game, f"the bracket was not changed: {e}")
 
@@ -532,9 +542,8 @@ def _who(g: dict[str, Any], kiosk: dict[str, Any], bound: dict[str, Any]) -> dic
 
 
 def _settings(r: Reader, division: int) -> SeasonSettings:
-    d = r.division(division)
-    season = r.season(d["season_id"]) if d else None
-    return read_settings(json.loads(season["settings"])) if season else read_settings(None)
+    settings = r.season_settings_of(division)
+    return read_settings(json.loads(settings) if settings is not None else None)
 
 
 def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int | None:

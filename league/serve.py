@@ -131,6 +131,7 @@ def supervise(sock: socket.socket, workers: int, args: tuple[Any, ...]) -> None:
         ended = multiprocessing.connection.wait([p.sentinel for p in procs])
         if not stopping.is_set():
             lost = next(p for p in procs if p.sentinel in ended)
+            lost.join(timeout=5)  # its exit status: the sentinel can come a moment before it
             stop(signal.SIGTERM, None)
             raise ServeError(f"server process {lost.name} ended (exit {lost.exitcode}): stopped the others")
     finally:

@@ -58,14 +58,25 @@ def _hand(f: Figures) -> dict[str, int]:
 
 
 def write_figures(
-    conn: Any, league_game: int, meeting: int, ns_team: int | None, state: GameState | None, *, sums: bool = True
+    conn: Any,
+    league_game: int,
+    meeting: int,
+    ns_team: int | None,
+    state: GameState | None,
+    *,
+    sums: bool = True,
+    first: bool = False,
 ) -> None:
     """A kiosk game's figures in place of those it had, and (``sums``) its teams' sums; no figures when
     the game cannot be folded or nobody knows which team sat NS (its result then waits for the
-    organiser, and its hands count for nobody)."""
+    organiser, and its hands count for nobody). ``first``: the game has no figures yet and its result
+    is new to its teams' sums, so the sums are added to rather than summed again over all their games."""
     teams = fs.meeting_teams(conn, meeting)
     if state is None or ns_team is None or teams is None or ns_team not in teams or teams[1] is None:
-        fs.replace_game(conn, league_game, [], sums=sums)
+        if first and sums:
+            fs.add_game(conn, league_game, [])
+        else:
+            fs.replace_game(conn, league_game, [], sums=sums)
         return
     ew_team = teams[1] if ns_team == teams[0] else teams[0]
     registered = {
@@ -73,7 +84,10 @@ def write_figures(
     }
     side = "a" if ns_team == teams[0] else "b"
     lines = lines_of(figures_of(state), ns_team, ew_team, registered, side)
-    fs.replace_game(conn, league_game, lines, sums=sums)
+    if first and sums:
+        fs.add_game(conn, league_game, lines)
+    else:
+        fs.replace_game(conn, league_game, lines, sums=sums)
 
 
 def fold(conn: Any, kiosk: int, game: int) -> GameState | None:

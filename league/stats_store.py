@@ -60,6 +60,56 @@ def replace_game(conn: Connection, game: int, lines: Iterable[dict[str, Any]], *
         sum_game(conn, game)
 
 
+def add_game(conn: Connection, game: int, lines: list[dict[str, Any]]) -> None:
+    """A game's first lines written, and added to its teams' sums: what ``sum_teams`` would write for
+    them, without summing again every game they played. Only for a game new to the sums (no lines
+    yet, its result just written); any other change sums again (``replace_game``)."""
+    rows = [{**x, "game_id": game} for x in lines]
+    if rows:
+        conn.execute(sa.insert(game_figures), rows)
+    row = conn.execute(
+        sa.select(games.c.outcome, meetings.c.team_a, meetings.c.team_b)
+        .join(meetings, meetings.c.id == games.c.meeting_id)
+        .where(games.c.id == game)
+    ).first()
+    if row is None or row.outcome is None or row.team_b is None:
+        return  # counts for nobody: no sum changes
+    result = {"games": 1, "tied": int(row.outcome == "tie")}
+    added: dict[tuple[int, str], dict[str, int]] = {}
+    for x in lines:  # a player's line counts the game too; a team's line takes its games from the result
+        figures = {k: x[k] for k in HAND_FIGURES}
+        if x["player"] != TEAM_LINE:
+            figures.update(result, won=int(row.outcome == x["side"]))
+        added[(x["team_id"], x["player"])] = figures
+    for team, side in ((row.team_a, "a"), (row.team_b, "b")):
+        line = added.setdefault((team, TEAM_LINE), dict.fromkeys(HAND_FIGURES, 0))
+        line.update(result, won=int(row.outcome == side))
+    held = {
+        (r.team_id, r.player): dict(r._mapping)
+        for r in conn.execute(sa.select(team_figures).where(team_figures.c.team_id.in_([row.team_a, row.team_b])))
+    }
+    fresh, changed = [], []
+    for (team, player), more in added.items():
+        was = held.get((team, player))
+        if was is None:
+            fresh.append({"team_id": team, "player": player, **more})
+        else:
+            sums = {k: max(was[k], v) if k == "biggest" else was[k] + v for k, v in more.items()}
+            changed.append({"at_team": team, "at_player": player, **{f"new_{k}": v for k, v in sums.items()}})
+    if fresh:
+        conn.execute(sa.insert(team_figures), fresh)
+    if changed:
+        conn.execute(_ADD, changed)
+
+
+_SUMMED = ("games", "won", "tied", *HAND_FIGURES)  # every line added to has all of them
+_ADD = (
+    sa.update(team_figures)
+    .where(team_figures.c.team_id == sa.bindparam("at_team"), team_figures.c.player == sa.bindparam("at_player"))
+    .values({k: sa.bindparam(f"new_{k}") for k in _SUMMED})
+)
+
+
 def clear(conn: Connection) -> None:
     conn.execute(sa.delete(game_figures))
 

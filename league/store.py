@@ -283,6 +283,12 @@ class Reader:
     def season(self, id_: int) -> dict[str, Any] | None:
         return self._one(seasons, id_)
 
+    def season_settings_of(self, division: int) -> str | None:
+        """The settings (JSON, as stored) of the season a division belongs to; None for no such division."""
+        q = sa.select(seasons.c.settings).join(divisions, divisions.c.season_id == seasons.c.id)
+        settings: str | None = self.conn.execute(q.where(divisions.c.id == division)).scalar()
+        return settings
+
     def seasons(self, league: int) -> list[dict[str, Any]]:
         return self._all(sa.select(seasons).where(seasons.c.league_id == league).order_by(seasons.c.id))
 

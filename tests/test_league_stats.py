@@ -26,7 +26,7 @@ from league.migrate import downgrade, upgrade
 from league.organiser import Organiser
 from league.pages import make_app
 from league.stats import league_stats, season_stats
-from league.stats_store import game_figures, team_figures
+from league.stats_store import game_figures, sum_teams, team_figures
 from league.store import Store
 from tests.league_pages_helpers import HOSTILE, table_rows
 from tests.league_stats_helpers import (
@@ -355,4 +355,14 @@ def test_a_large_generated_season_matches_a_brute_force_recount_from_the_events(
     with store.read() as r:
         games = r.division_games(w["division"])
     assert any(g["outcome"] is None and g["kiosk_id"] for g in games) and any(g["kiosk_id"] is None for g in games)
+    # The sums the pushes added to, game by game, are those summed again from every game at once.
+    added = _sums(store)
+    with store.write() as w:
+        sum_teams(w.conn)
+    assert added == _sums(store)
     store.close()
+
+
+def _sums(store) -> list[tuple]:
+    with store.read() as r:
+        return sorted(tuple(x) for x in r.conn.execute(sa.select(team_figures)))

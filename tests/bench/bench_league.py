@@ -13,6 +13,8 @@ Standings: a 200-team division over 20,000 games, written through the store's ev
 ``Organiser.standings`` timed beside counting every game in Python (the way before the store kept
 each team's totals).
 
+On PostgreSQL, ingest runs twice: one server process, then two (``--workers 2``).
+
 Run with ``./run bench league [ingest|standings] [postgresql|sqlite]`` (all by default). Prints
 figures, with LEAGUE.md's targets as met or not; asserts nothing. PostgreSQL is $CLABBER_TEST_PG
 (default postgresql://postgres@127.0.0.1:5432/test), in a schema of its own dropped afterwards.
@@ -58,6 +60,7 @@ BACKLOG_BATCH = 30  # a whole game a push: a kiosk sending what queued while the
 NIGHT = "2026-01-06"
 EMPTY_NIGHT = "2025-12-25"  # no meetings: the floor is a key check and one empty query
 FLOOR_SECONDS = 5
+WORKERS = (1, 2)  # server processes on PostgreSQL (``clabber league serve --workers``): one core, then two
 TARGET_RATE, TARGET_P99 = 2000, 0.050
 
 STANDINGS_TEAMS = 200
@@ -342,11 +345,11 @@ def enrol(served: Served, store: Store, spots: list[tuple[int, int]]) -> list[di
     return out
 
 
-def bench_ingest(name: str, db: str, game: list[dict[str, Any]]) -> None:
+def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 1) -> None:
     store = Store(db)
     start = time.perf_counter()
     spots = ingest_season(store)
-    served = Served(db)
+    served = Served(db, workers)
     try:
         kiosks = enrol(served, store, spots)
         set_up = time.perf_counter() - start
@@ -377,7 +380,8 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]]) -> None:
         err = served.close()
         store.close()
     print(
-        f"{name}: {KIOSKS} kiosks ({VENUES} venues of {TABLES} tables) pushing real games of {len(game)} events,"
+        f"{name}{f', {workers} server processes' if workers > 1 else ''}: {KIOSKS} kiosks ({VENUES} venues of"
+        f" {TABLES} tables) pushing real games of {len(game)} events,"
         f" {BATCH} events a push, each push after the answer to the one before (set up in {set_up:.0f} s)"
     )
     print(floor.report("floor: GET /api/v1/tonight of a night with no meetings, as fast as they can", "requests"))
@@ -528,8 +532,9 @@ def main() -> None:
             game = played_game(Path(tmp))
     for name, database in databases:
         if "ingest" in parts:
-            with database() as db:
-                bench_ingest(name, db, game)
+            for workers in WORKERS if name == "PostgreSQL" else (1,):
+                with database() as db:
+                    bench_ingest(name, db, game, workers)
         if "standings" in parts:
             with database() as db:
                 bench_standings(name, db)
