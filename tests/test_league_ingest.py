@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import asdict
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given
+from hypothesis import strategies as st
 
+from kiosk.events import GameEvent
+from league import kiosks as kiosks_module
 from league.ingest import Ingest
 from league.kiosk_store import kiosk_events
 from league.kiosks import KioskRefused, Kiosks
@@ -116,3 +121,17 @@ def test_concurrent_pushes_are_committed_together_and_stored_as_one_at_a_time_wo
     assert _held(store) == _held(alone)
     assert world["org"].standings(world["division"]) == other["org"].standings(other["division"])
     alone.close()
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(payload=st.dictionaries(st.text(max_size=6), json_values, max_size=4), seq=st.integers(1, 10**6))
+def test_an_event_is_kept_as_the_same_text_as_ever(payload, seq):
+    """A re-delivery is told from a different event by its text: the text must stay what it was."""
+    e = GameEvent(game=3, seq=seq, at="2026-01-06T20:00:00.000+00:00", kind="hand_entered", payload=payload)
+    assert kiosks_module._text(e) == json.dumps(asdict(e), sort_keys=True)
