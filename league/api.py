@@ -105,7 +105,10 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
     # push's JSON is read there too, off the event loop; pushes are stored in groups (league/ingest.py).
     async def push(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
-            return await ingest.push(_key(request), await _body(request))
+            key = _key(request)
+            if key is None:  # refused before the body is read or anything waits for the database
+                raise KioskRefused("send the kiosk's key as 'Authorization: Bearer <key>'", 401)
+            return await ingest.push(key, await _body(request))
 
         return await answer(request, work)
 

@@ -50,19 +50,29 @@ class Ingest:
         return result
 
     def _store(self) -> None:
-        while True:
-            with self._lock:
-                if not self._waiting:
-                    self._lock.wait(IDLE)
-                if not self._waiting:
+        group: list[tuple[Kiosk, Any, asyncio.Future[Any]]] = []
+        try:
+            while True:
+                with self._lock:
+                    if not self._waiting:
+                        self._lock.wait(IDLE)
+                    if not self._waiting:
+                        self._running = False
+                        return
+                    group = [self._waiting.popleft() for _ in range(min(self.most, len(self._waiting)))]
+                try:
+                    answers: list[Any] = self.kiosks.push_all([(kiosk, body) for kiosk, body, _ in group])
+                except Exception as e:  # the database cannot be reached (StoreUnreachable): each push hears it
+                    answers = [e] * len(group)
+                _settle([(future, answer) for (_, _, future), answer in zip(group, answers, strict=True)])
+                group = []
+        finally:
+            with self._lock:  # ended by anything else: no push is left waiting for an answer
+                if self._running:
                     self._running = False
-                    return
-                group = [self._waiting.popleft() for _ in range(min(self.most, len(self._waiting)))]
-            try:
-                answers: list[Any] = self.kiosks.push_all([(kiosk, body) for kiosk, body, _ in group])
-            except Exception as e:  # the database cannot be used (StoreTrouble), or a fault: each push hears it
-                answers = [e] * len(group)
-            _settle([(future, answer) for (_, _, future), answer in zip(group, answers, strict=True)])
+                    lost = RuntimeError("the league's ingest stopped")
+                    _settle([(future, lost) for _, _, future in [*group, *self._waiting]])
+                    self._waiting.clear()
 
 
 def _settle(answered: list[tuple[asyncio.Future[Any], Any]]) -> None:

@@ -29,7 +29,7 @@ from league.organiser import advance_playoffs
 from league.season import LeagueRefused, SeasonSettings, read_settings
 from league.standings import TIE, A, B
 from league.stats import write_figures
-from league.store import Reader, Store, Writer
+from league.store import Reader, Store, StoreTrouble, StoreUnreachable, Writer
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
 CODE_LENGTH = 10  # 50 bits, valid minutes and once: guessing one is hopeless
@@ -210,19 +210,29 @@ class Kiosks:
 
         One commit and a few statements for the lot, rather than for each (league/ingest.py gathers
         the pushes that arrive while the one before is being stored). A push refused once it has begun
-        to write undoes the group's transaction, and the pushes are stored again one at a time."""
+        to write, or one the database refuses, undoes the group's transaction, and the pushes are
+        stored again one at a time: one push's fault is its own. A database that cannot be reached
+        now (StoreUnreachable) is every push's answer."""
         if len(pushes) == 1:
             return [self._alone(pushes[0])]
         try:
             return self._store(pushes)
-        except (_Alone, exc.IntegrityError):
+        except StoreUnreachable:
+            raise
+        except Exception:  # whatever it was, it is found again below, on its own push
             return [self._alone(p) for p in pushes]
 
-    def _alone(self, push: tuple[Kiosk, Any]) -> dict[str, Any] | Exception:
+    def _alone(self, push: tuple[Kiosk, Any], again: bool = True) -> dict[str, Any] | Exception:
+        """One push in a transaction of its own: its answer, or what stopped it."""
         try:
             return self._store([push])[0]
         except _Alone as e:
             return e.refused
+        except exc.IntegrityError:
+            # Another server process bound the same new game a moment before: its binding holds now.
+            return self._alone(push, again=False) if again else StoreTrouble("push: the game was being bound")
+        except Exception as e:  # the push's own answer (a 503, a 500), never another push's
+            return e
 
     def _store(self, pushes: list[tuple[Kiosk, Any]]) -> list[dict[str, Any] | Exception]:
         """One transaction: the keys read in one statement, the games' bindings locked in another,
@@ -255,25 +265,26 @@ class Kiosks:
                 if any(g["stored"] for g in games):
                     boards.add(k["venue_id"])
             group.write(w.conn, now)
-            # Last, so that the league's lock (a result's standings) is held from here to the commit only.
-            for kiosk, bound, folding in (group.ended[where] for where in sorted(group.ended)):
-                had = bound["league_game"]
-                bound["league_game"] = self._record_result(w, kiosk, bound, folding.state)
-                if bound["league_game"] is not None:
-                    w.lock_league()  # the teams' sums are shared with every other game of theirs
-                    write_figures(
-                        w.conn,
-                        bound["league_game"],
-                        bound["meeting_id"],
-                        bound["ns_team"],
-                        folding.state,
-                        first=had is None,  # its result written just now: new to its teams' sums
-                    )
+            # Last, so that the league's lock (a result's standings) is held from here to the commit only;
+            # in the order the games ended, which decides the last place left in a meeting.
+            for kiosk, bound, folding in list(group.ended.values()):
+                try:
+                    self._write_result(w, kiosk, bound, folding.state)
+                except (KioskRefused, LeagueRefused) as e:
+                    raise _Alone(e) from e
             if w.appended:
                 boards = {None}  # a result changes the standings every venue's board shows
         self.folds.keep(list(group.folded.items()))  # only once the pushes are stored
         self._tell(boards)
         return answers
+
+    def _write_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
+        had = bound["league_game"]
+        bound["league_game"] = self._record_result(w, kiosk, bound, state)
+        if bound["league_game"] is not None:
+            w.lock_league()  # the teams' sums are shared with every other game of theirs
+            first = had is None  # its result written just now: new to its teams' sums
+            write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], state, first=first)
 
     def _tell(self, boards: set[int | None]) -> None:
         """Committed: the boards may say it now (never before: a rolled-back push was never there)."""
@@ -460,9 +471,14 @@ def _kiosk_for_key_refused(key: Kiosk) -> None:
 
 def _loads(body: bytes | str) -> Any:
     try:
-        return json.loads(body)
+        data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as e:
         raise KioskRefused(f"the body is not JSON: {e}", 400) from None
+    except RecursionError:
+        raise KioskRefused("the body is not JSON the league reads: nested too deeply", 400) from None
+    if "\\u0000" in (body.decode(errors="replace") if isinstance(body, bytes) else body):
+        raise KioskRefused("a text holds a NUL character (\\u0000), which the league cannot keep", 422)
+    return data
 
 
 class _Alone(Exception):

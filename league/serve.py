@@ -127,7 +127,8 @@ def supervise(sock: socket.socket, workers: int, args: tuple[Any, ...]) -> None:
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         for p in procs:
-            p.start()
+            if not stopping.is_set():  # a stop while starting: the rest are not started
+                p.start()
         ended = multiprocessing.connection.wait([p.sentinel for p in procs])
         if not stopping.is_set():
             lost = next(p for p in procs if p.sentinel in ended)
@@ -135,7 +136,11 @@ def supervise(sock: socket.socket, workers: int, args: tuple[Any, ...]) -> None:
             stop(signal.SIGTERM, None)
             raise ServeError(f"server process {lost.name} ended (exit {lost.exitcode}): stopped the others")
     finally:
-        for p in (p for p in procs if p.pid is not None):  # started
+        started = [p for p in procs if p.pid is not None]
+        for p in started:
+            if p.is_alive():
+                p.terminate()  # whatever ended the wait, none is left serving
+        for p in started:
             p.join(timeout=STOP_SECONDS)
             if p.is_alive():
                 p.kill()

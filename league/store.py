@@ -186,6 +186,10 @@ class StoreTrouble(RuntimeError):
     """The database cannot be used now (unreachable, locked, refused); nothing was changed."""
 
 
+class StoreUnreachable(StoreTrouble):
+    """The database cannot be reached or is locked: whatever is asked of it now, not what was asked."""
+
+
 def default_path(env: dict[str, str] | None = None) -> Path:
     env = dict(os.environ) if env is None else env
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "share")
@@ -699,7 +703,7 @@ class Store:
         try:
             yield
         except exc.OperationalError as e:
-            raise StoreTrouble(f"cannot use {self.where}: {_first_line(e)}") from None
+            raise StoreUnreachable(f"cannot use {self.where}: {_first_line(e)}") from None
         except exc.DBAPIError as e:
             if isinstance(e, exc.IntegrityError):
                 raise

@@ -87,6 +87,26 @@ def test_a_group_answers_each_push_as_if_it_came_alone(world):
     assert sum(row.played for row in table) == 4
 
 
+def test_a_push_the_database_could_not_keep_is_refused_alone(world):
+    """A text with a NUL character (PostgreSQL's text cannot hold one) and a body nested past what the
+    JSON reader takes: each refused in words, the push beside them stored."""
+    v1 = world["venues"][0]
+    m1, g1 = world["meeting_at"][v1], world["games"][v1]
+    started = {**g1[0], "payload": {**g1[0]["payload"], "token": "a\u0000b"}}
+    nul = json.dumps(_body(m1, [started, *g1[1:]])).encode()
+    assert b"\\u0000" in nul
+    pushes = [
+        (world["keys"][(v1, 1)], nul),
+        (world["keys"][(v1, 1)], b"[" * 100_000),
+        (world["keys"][(v1, 2)], json.dumps(_body(m1, g1)).encode()),
+    ]
+    answers = world["kiosks"].push_all(pushes)
+    assert isinstance(answers[0], KioskRefused) and answers[0].status == 422 and "NUL" in str(answers[0])
+    assert isinstance(answers[1], KioskRefused) and answers[1].status == 400 and "nested" in str(answers[1])
+    assert answers[2]["games"][0]["acked"] == len(g1)
+    assert list(_held(world["store"]).values()) == [list(range(1, len(g1) + 1))]
+
+
 def test_concurrent_pushes_are_committed_together_and_stored_as_one_at_a_time_would(world, league_db, tmp_path):
     """Every kiosk sends its game a few events a push, all at once through the ingest: every push is
     acknowledged in order, the pushes share a few commits, and the league ends up as when the same
