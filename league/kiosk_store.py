@@ -143,17 +143,17 @@ def revoke(conn: Connection, id_: int, now: str) -> bool:
     return done.rowcount == 1
 
 
-def bound_game(conn: Connection, kiosk_id: int, game: int, for_update: bool = False) -> dict[str, Any] | None:
-    """A kiosk game's binding; ``for_update``: locked until the transaction ends, so two pushes of the
-    same game take turns while other games' pushes go on (SQLite's writer holds the file's lock anyway)."""
-    q = sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game)
-    return _one(conn, q.with_for_update() if for_update else q)
+def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | None:
+    """A kiosk game's binding."""
+    return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
 
 
 def bound_games(
     conn: Connection, games: list[tuple[int, int]], for_update: bool = False
 ) -> dict[tuple[int, int], dict[str, Any]]:
-    """The bindings of these (kiosk, game) pairs, by pair; ``for_update``: locked, in the pairs' order."""
+    """The bindings of these (kiosk, game) pairs, by pair; ``for_update``: locked until the transaction
+    ends, in the pairs' order, so two pushes of one game take turns while other games' pushes go on
+    (SQLite's writer holds the file's lock anyway)."""
     if not games:
         return {}
     q = (
@@ -174,14 +174,6 @@ def last_seqs(conn: Connection, games: list[tuple[int, int]]) -> dict[tuple[int,
         .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
     )
     return {(k, g): int(seq) for k, g, seq in conn.execute(q)}
-
-
-def last_seq(conn: Connection, kiosk_id: int, game: int) -> int:
-    """The highest seq the league holds of a kiosk's game (0: none)."""
-    q = sa.select(sa.func.coalesce(sa.func.max(kiosk_events.c.seq), 0)).where(
-        kiosk_events.c.kiosk_id == kiosk_id, kiosk_events.c.game == game
-    )
-    return int(conn.execute(q).scalar_one())
 
 
 def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> dict[int, str]:
@@ -251,18 +243,6 @@ def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, An
         .where(kiosk_events.c.kiosk_id == kiosk_id, kiosk_events.c.game == game)
         .order_by(kiosk_events.c.seq),
     )
-
-
-def add_events(conn: Connection, kiosk_id: int, game: int, rows: list[tuple[int, str, str | None]], now: str) -> None:
-    """A push's new events of one game, (seq, event, why set aside or None) each, in one statement."""
-    if rows:
-        conn.execute(
-            sa.insert(kiosk_events),
-            [
-                {"kiosk_id": kiosk_id, "game": game, "seq": seq, "event": event, "received_at": now, "quarantined": why}
-                for seq, event, why in rows
-            ],
-        )
 
 
 def add_all_events(conn: Connection, rows: list[dict[str, Any]], now: str) -> None:
