@@ -66,13 +66,18 @@ class News:
                 self.store.notify(CHANNEL, payload)
             except Exception as e:  # the boards' refresh shows it within 30 s; the push is stored
                 log.warning("the other processes' boards were not told: %s", e)
-                self.boards.changed(int(payload) if payload.isdigit() else None)  # this process's, at least
+                self.boards.changed(_venue(payload))  # this process's, at least
 
     def _listen(self) -> None:
         while not self._stop.is_set():
             try:
                 for payload in self.store.listen(CHANNEL, self._stop.is_set, listening=self.listening.set):
-                    self.boards.changed(int(payload) if payload.isdigit() else None)
+                    self.boards.changed(_venue(payload))
             except StoreTrouble as e:
                 log.warning("board news: %s; listening again in %.0f s", e, AGAIN)
                 self._stop.wait(AGAIN)
+
+
+def _venue(payload: str) -> int | None:
+    """The venue a notification names (empty: every venue)."""
+    return int(payload) if payload.isdigit() else None

@@ -15,7 +15,7 @@ from typing import Any
 import anyio.to_thread
 import uvicorn
 
-from kiosk.web.server import ServeError, guarded_server, handed, listening_socket, run
+from kiosk.web.server import ServeError, bound_socket, guarded_server, handed, run
 from league.api import create_app
 from league.board_feed import Boards
 from league.board_news import News
@@ -88,10 +88,7 @@ def serve(
         raise ServeError(f"--workers: 1 to {MOST_WORKERS} server processes, not {workers}")
     if store.dialect != "postgresql":
         raise ServeError("--workers: a SQLite file takes one writer at a time; more server processes need PostgreSQL")
-    try:
-        sock = listening_socket(host, port)
-    except OSError as e:
-        raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    sock = bound_socket(host, port)
     plain = socket.socket(sock.family, sock.type, sock.proto, fileno=os.dup(sock.fileno()))  # what can be handed
     supervise(sock, workers, (store.url.render_as_string(hide_password=False), plain, secure_cookies, public_url))
 

@@ -72,18 +72,15 @@ def write_figures(
     organiser, and its hands count for nobody). ``first``: the game has no figures yet and its result
     is new to its teams' sums, so the sums are added to rather than summed again over all their games."""
     teams = fs.meeting_teams(conn, meeting)
-    if state is None or ns_team is None or teams is None or ns_team not in teams or teams[1] is None:
-        if first and sums:
-            fs.add_game(conn, league_game, [])
-        else:
-            fs.replace_game(conn, league_game, [], sums=sums)
-        return
-    ew_team = teams[1] if ns_team == teams[0] else teams[0]
-    registered = {
-        t: [n for text in texts for n in json.loads(text)] for t, texts in fs.rosters(conn, [ns_team, ew_team]).items()
-    }
-    side = "a" if ns_team == teams[0] else "b"
-    lines = lines_of(figures_of(state), ns_team, ew_team, registered, side)
+    lines: list[dict[str, Any]] = []
+    if state is not None and ns_team is not None and teams is not None and ns_team in teams and teams[1] is not None:
+        ew_team = teams[1] if ns_team == teams[0] else teams[0]
+        registered = {
+            t: [n for text in texts for n in json.loads(text)]
+            for t, texts in fs.rosters(conn, [ns_team, ew_team]).items()
+        }
+        side = "a" if ns_team == teams[0] else "b"
+        lines = lines_of(figures_of(state), ns_team, ew_team, registered, side)
     if first and sums:
         fs.add_game(conn, league_game, lines)
     else:

@@ -53,6 +53,14 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def bound_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound; ServeError (with the reason) when the address cannot be had."""
+    try:
+        return listening_socket(host, port)
+    except OSError as e:
+        raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+
+
 def guarded_server(
     app: Any, host: str, port: int, lifespan: Literal["on", "off"] = "on", sock: socket.socket | None = None
 ) -> tuple[uvicorn.Server, socket.socket]:
@@ -60,11 +68,7 @@ def guarded_server(
     when given: one of several processes on one socket); ServeError when the address cannot be had.
     The result pages and the league share it."""
     guard = Guard(connection_cap(raise_file_limit()))
-    if sock is None:
-        try:
-            sock = listening_socket(host, port)
-        except OSError as e:
-            raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    sock = sock or bound_socket(host, port)
     config = uvicorn.Config(
         app,
         log_level="warning",
