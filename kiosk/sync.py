@@ -3,11 +3,15 @@ delivers this kiosk's league games to the league, so that the table never waits 
 
 While the kiosk is in a league it pushes the outbox (kiosk/outbox.py) oldest first, in bounded
 batches, one push at a time; what the league acknowledges leaves the outbox, what it asks for again
-goes back in. A game the league holds other events for (a restored backup reusing game numbers) or
-refuses is held, never overwritten, with the league's words for the owner screen. Every few minutes
-it fetches tonight's meetings and the organiser's rulings on this kiosk's games and keeps them in
-the store. After each step it writes its state in the store (``outbox.sync_state``) for the owner
-screen and the header's mark.
+goes back in. A push that took all that waited is followed by the next only ``Pace.gather`` after it
+began, so that what the table stores meanwhile goes in one push: a league slow to answer gets fewer
+and larger pushes, not more and smaller ones; a backlog goes as fast as the league answers.
+
+A game the league holds other events for (a restored backup reusing game numbers) or refuses is
+held, never overwritten, with the league's words for the owner screen. Every few minutes it fetches
+tonight's meetings and the organiser's rulings on this kiosk's games and keeps them in the store.
+After each step it writes its state in the store (``outbox.sync_state``) for the owner screen and the
+header's mark.
 
 Failures never end it: the league unreachable is tried again with exponential back-off and full
 jitter (at most ``Pace.longest`` apart, so that everything arrives soon after the league is back); a
@@ -56,6 +60,10 @@ class Pace:
     revoked: float = 600.0  # seconds between tries while the key is refused
     tonight_every: float = 300.0  # seconds between fetches of tonight's meetings and the rulings
     poll: float = 0.5  # seconds between looks at the store for new events (one cheap PRAGMA)
+    # Seconds from the start of a push that took all that waited to the start of the next: what the
+    # table stores meanwhile goes in one push. Without it, a league slow to answer gets more and
+    # smaller pushes (each answer finds a few new events), the more the slower it is.
+    gather: float = 0.5
     timeout: float = 10.0  # seconds: one request's deadline
     refresh: float = 2.0  # seconds: the state's queued count is rewritten at most this often while waiting
     store_wait: float = 10.0  # seconds between tries to open a kiosk database that cannot be used now
@@ -111,6 +119,8 @@ class Sync:
         self.seen_version: int | None = None
         self.link_id: tuple[str, str] | None = None
         self.not_before = 0.0  # no call to the league before this (monotonic seconds)
+        self.next_push = 0.0  # no push before this: the events stored meanwhile are gathered (Pace.gather)
+        self.gathering = False  # the wait step() asked for is a gathering pause: new events do not end it
         self.tonight_due = 0.0
         self.most_events = self.pace.most_events
         self.written: dict[str, Any] | None = None  # the state as last written (without "at")
@@ -128,13 +138,17 @@ class Sync:
         """Works until ``stop`` is set; a push under way is finished first (it is bounded by the timeout)."""
         log.info("sync: delivering league games from %s", self.path)
         while not stop.is_set():
+            self.gathering = False
             try:
                 wait = self.step()
                 self.trouble_said = None
             except Exception as e:  # never ends the worker: said, then tried again after a pause
                 wait = self.backoff.wait()
                 self.trouble(f"{type(e).__name__}: {e}", wait)
-            self.idle(stop, wait)
+            if self.gathering:
+                stop.wait(wait)  # the new events are the reason for the pause: they do not end it
+            else:
+                self.idle(stop, wait)
         self.close()
         log.info("sync: stopped")
 
@@ -200,9 +214,15 @@ class Sync:
                 self.backoff.reset()
                 self.note(CONNECTED, None)
                 return max(0.0, self.tonight_due - self.clock())
+            began = self.clock()
+            if began < self.next_push:
+                self.gathering = True
+                return self.next_push - began
             if self.push(store, link, games):
                 self.backoff.reset()
                 self.note(CONNECTED, None)
+                if sum(len(g.events) for g in games) < self.most_events:  # all that waited: gather the next
+                    self.next_push = began + self.pace.gather
                 return 0.0
             wait = self.backoff.wait()
             return self.wait_after(store, WAITING, "the league took none of the events sent: trying again", wait)

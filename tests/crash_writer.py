@@ -73,7 +73,7 @@ def forked_sync(path: str, seed: int, journal: str) -> None:
     from kiosk.sync import Pace, Sync
 
     logging.basicConfig(filename=journal, level=logging.INFO, format="%(message)s")
-    pace = Pace(first=0.05, longest=0.5, poll=0.05, timeout=5.0)
+    pace = Pace(first=0.05, longest=0.5, poll=0.05, gather=0.05, timeout=5.0)
     Sync(Path(path), pace, random.Random(seed)).run(threading.Event())
 
 

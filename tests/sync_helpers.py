@@ -34,7 +34,9 @@ from tests.league_kiosk_helpers import league_with_schedule
 from tests.league_server import CLABBER
 from tests.store_helpers import open_table
 
-QUICK = Pace(first=0.05, longest=0.5, revoked=600.0, tonight_every=300.0, poll=0.05, timeout=5.0, refresh=0.2)
+QUICK = Pace(
+    first=0.05, longest=0.5, revoked=600.0, tonight_every=300.0, poll=0.05, gather=0.05, timeout=5.0, refresh=0.2
+)
 
 
 def wait_until(what: Callable[[], Any], seconds: float, why: str = "") -> Any:

@@ -297,6 +297,46 @@ def test_a_push_too_big_for_the_league_goes_in_smaller_pushes(tmp_path):
     kiosk.close()
 
 
+def test_a_league_slow_to_answer_gets_fewer_and_larger_pushes_not_more(tmp_path):
+    """While the table goes on storing, a push that took all that waited is followed by the next only
+    ``Pace.gather`` after it began: what the table stores meanwhile goes in one push, however slowly
+    the league answers (each slow answer finding a few new events would otherwise send them at once)."""
+    import time
+
+    def slow(body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        time.sleep(0.15)
+        return _all_acked(body)
+
+    with FalseLeague([slow]) as league:
+        kiosk = _joined_to(tmp_path / "kiosk.db", league.url)
+        kiosk.play(1)
+        with worker(kiosk.path, Pace(**{**QUICK.__dict__, "gather": 0.6})):
+            began = time.monotonic()
+            while time.monotonic() - began < 3.0:  # a hand every 50 ms: far faster than any table
+                kiosk.hand()
+                time.sleep(0.05)
+            playing = time.monotonic() - began
+            wait_until(lambda: delivered(kiosk), 20)
+        sizes = [sum(len(g["events"]) for g in body["games"]) for body in league.pushes]
+    assert sum(sizes) == kiosk.events()  # each event once
+    assert len(sizes) <= playing / 0.6 + 3, sizes  # one push a gathering pause (the last after the play)
+    assert max(sizes) >= 6, sizes  # the events of several hands in one push
+    kiosk.close()
+
+
+def test_a_full_push_is_followed_at_once_by_the_next(tmp_path):
+    """A push that could not take all that waited (``Pace.most_events``) is no reason to pause: a
+    backlog goes as fast as the league answers."""
+    with FalseLeague([_all_acked]) as league:
+        kiosk = _joined_to(tmp_path / "kiosk.db", league.url)
+        kiosk.play(700)
+        with worker(kiosk.path, Pace(**{**QUICK.__dict__, "gather": 30.0})):
+            wait_until(lambda: delivered(kiosk), 20, "a backlog delivered without a pause between full pushes")
+        sizes = [sum(len(g["events"]) for g in body["games"]) for body in league.pushes]
+    assert sizes[:3] == [200, 200, 200] and sum(sizes) == kiosk.events()
+    kiosk.close()
+
+
 # ---- the command line -----------------------------------------------------------------------------
 
 
