@@ -26,9 +26,9 @@ from league import events as ev
 from league import kiosk_store as ks
 from league import store as st
 from league.organiser import advance_playoffs
-from league.season import LeagueRefused, SeasonSettings, read_settings
+from league.season import LeagueRefused, read_settings
 from league.standings import TIE, A, B
-from league.stats import write_figures
+from league.stats import NewGame, write_figures
 from league.store import Reader, Store, StoreTrouble, StoreUnreachable, Writer
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
@@ -279,12 +279,11 @@ class Kiosks:
         return answers
 
     def _write_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
-        had = bound["league_game"]
-        bound["league_game"] = self._record_result(w, kiosk, bound, state)
+        bound["league_game"], new = self._record_result(w, kiosk, bound, state)
         if bound["league_game"] is not None:
             w.lock_league()  # the teams' sums are shared with every other game of theirs
-            first = had is None  # its result written just now: new to its teams' sums
-            write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], state, first=first)
+            # A game written just now is new to its teams' sums: added to them, its result as written.
+            write_figures(w.conn, bound["league_game"], bound["meeting_id"], bound["ns_team"], state, new=new)
 
     def _tell(self, boards: set[int | None]) -> None:
         """Committed: the boards may say it now (never before: a rolled-back push was never there)."""
@@ -405,16 +404,17 @@ class Kiosks:
 
     def _record_result(
         self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None
-    ) -> int | None:
+    ) -> tuple[int | None, NewGame | None]:
         """A kiosk game that has ended becomes (or updates) its meeting's game in the standings: that
-        game's id (None while the game goes on, or when it does not count)."""
+        game's id (None while the game goes on, or when it does not count) and, when it was written
+        just now, its outcome and its meeting's teams."""
         if state is None or (state.status == OPEN and bound["league_game"] is None):
             kept: int | None = bound["league_game"]
-            return kept
+            return kept, None
         w.lock_league()  # before reading the meeting's games: the count and number must hold when written
-        m = w.meeting(bound["meeting_id"])
+        m = w.meeting_with_settings(bound["meeting_id"])
         assert m is not None  # bound games keep their meeting
-        settings = _settings(w, m["division_id"])
+        settings = read_settings(json.loads(m["season_settings"]))
         ns, ew = state.sheet.totals
         ns_is_a = bound["ns_team"] == m["team_a"]
         points_a, points_b = (ns, ew) if ns_is_a else (ew, ns)
@@ -429,19 +429,19 @@ class Kiosks:
             if g["ruled_reason"] is None and any(g[k] != v for k, v in figures.items()):
                 w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
                 _advance(w, kiosk, bound, m, g["id"])
-            return int(g["id"])
+            return int(g["id"]), None
         played = w.games(m["id"])
         counting = [g for g in played if g["outcome"] is not None]
         if outcome is not None and len(counting) >= settings.games_per_meeting:
             full = f"meeting {m['id']} already has its {settings.games_per_meeting} game(s): this one is not counted"
             ks.set_result(w.conn, kiosk["id"], bound["game"], None, full)
-            return None
+            return None, None
         number = max((g["number"] for g in played), default=0) + 1
         g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": number}
         w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
         _advance(w, kiosk, bound, m, g["id"])
-        return int(g["id"])
+        return int(g["id"]), NewGame(outcome, m["team_a"], m["team_b"])
 
 
 def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], m: dict[str, Any], league_game: int) -> None:
@@ -555,11 +555,6 @@ def _who(g: dict[str, Any], kiosk: dict[str, Any], bound: dict[str, Any]) -> dic
         "kiosk": kiosk["id"],
         "kiosk_game": bound["game"],
     }
-
-
-def _settings(r: Reader, division: int) -> SeasonSettings:
-    settings = r.season_settings_of(division)
-    return read_settings(json.loads(settings) if settings is not None else None)
 
 
 def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int | None:

@@ -57,6 +57,16 @@ def _hand(f: Figures) -> dict[str, int]:
     return {k: getattr(f, k) for k in HAND_FIGURES}
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A league game written just now from a kiosk game: its outcome (None: it counts for nobody) and
+    its meeting's teams."""
+
+    outcome: str | None
+    team_a: int
+    team_b: int | None
+
+
 def write_figures(
     conn: Any,
     league_game: int,
@@ -65,13 +75,14 @@ def write_figures(
     state: GameState | None,
     *,
     sums: bool = True,
-    first: bool = False,
+    new: NewGame | None = None,
 ) -> None:
     """A kiosk game's figures in place of those it had, and (``sums``) its teams' sums; no figures when
     the game cannot be folded or nobody knows which team sat NS (its result then waits for the
-    organiser, and its hands count for nobody). ``first``: the game has no figures yet and its result
-    is new to its teams' sums, so the sums are added to rather than summed again over all their games."""
-    teams = fs.meeting_teams(conn, meeting)
+    organiser, and its hands count for nobody). ``new``: the game was written just now, with no
+    figures yet and a result new to its teams' sums, so the sums are added to rather than summed again
+    over all their games (and its meeting's teams are not read again)."""
+    teams = (new.team_a, new.team_b) if new is not None else fs.meeting_teams(conn, meeting)
     lines: list[dict[str, Any]] = []
     if state is not None and ns_team is not None and teams is not None and ns_team in teams and teams[1] is not None:
         ew_team = teams[1] if ns_team == teams[0] else teams[0]
@@ -81,8 +92,8 @@ def write_figures(
         }
         side = "a" if ns_team == teams[0] else "b"
         lines = lines_of(figures_of(state), ns_team, ew_team, registered, side)
-    if first and sums:
-        fs.add_game(conn, league_game, lines)
+    if new is not None and sums:
+        fs.add_game(conn, league_game, lines, (new.outcome, new.team_a, new.team_b))
     else:
         fs.replace_game(conn, league_game, lines, sums=sums)
 

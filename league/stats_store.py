@@ -13,7 +13,7 @@ derived tables that ``rebuild`` writes again, so they are referred to by id with
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -60,18 +60,31 @@ def replace_game(conn: Connection, game: int, lines: Iterable[dict[str, Any]], *
         sum_game(conn, game)
 
 
-def add_game(conn: Connection, game: int, lines: list[dict[str, Any]]) -> None:
+class _Result(NamedTuple):
+    outcome: str | None
+    team_a: int
+    team_b: int | None
+
+
+def add_game(
+    conn: Connection, game: int, lines: list[dict[str, Any]], written: tuple[str | None, int, int | None] | None = None
+) -> None:
     """A game's first lines written, and added to its teams' sums: what ``sum_teams`` would write for
     them, without summing again every game they played. Only for a game new to the sums (no lines
-    yet, its result just written); any other change sums again (``replace_game``)."""
+    yet, its result just written); any other change sums again (``replace_game``). ``written``: the
+    game's outcome and its meeting's teams, when the caller has just written them (else they are read)."""
     rows = [{**x, "game_id": game} for x in lines]
     if rows:
         conn.execute(sa.insert(game_figures), rows)
-    row = conn.execute(
-        sa.select(games.c.outcome, meetings.c.team_a, meetings.c.team_b)
-        .join(meetings, meetings.c.id == games.c.meeting_id)
-        .where(games.c.id == game)
-    ).first()
+    row = (
+        _Result(*written)
+        if written is not None
+        else conn.execute(
+            sa.select(games.c.outcome, meetings.c.team_a, meetings.c.team_b)
+            .join(meetings, meetings.c.id == games.c.meeting_id)
+            .where(games.c.id == game)
+        ).first()
+    )
     if row is None or row.outcome is None or row.team_b is None:
         return  # counts for nobody: no sum changes
     result = {"games": 1, "tied": int(row.outcome == "tie")}

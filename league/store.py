@@ -287,12 +287,6 @@ class Reader:
     def season(self, id_: int) -> dict[str, Any] | None:
         return self._one(seasons, id_)
 
-    def season_settings_of(self, division: int) -> str | None:
-        """The settings (JSON, as stored) of the season a division belongs to; None for no such division."""
-        q = sa.select(seasons.c.settings).join(divisions, divisions.c.season_id == seasons.c.id)
-        settings: str | None = self.conn.execute(q.where(divisions.c.id == division)).scalar()
-        return settings
-
     def seasons(self, league: int) -> list[dict[str, Any]]:
         return self._all(sa.select(seasons).where(seasons.c.league_id == league).order_by(seasons.c.id))
 
@@ -328,6 +322,25 @@ class Reader:
                 rounds.c.stage,
             )
             .join(rounds, rounds.c.id == meetings.c.round_id)
+            .where(meetings.c.id == id_)
+        )
+        return _row(self.conn.execute(q).first())
+
+    def meeting_with_settings(self, id_: int) -> dict[str, Any] | None:
+        """A meeting as ``meeting`` gives it, and its season's settings (JSON, as stored) as
+        ``season_settings``: what a game's result needs, in one read."""
+        q = (
+            sa.select(
+                meetings,
+                rounds.c.number.label("round"),
+                rounds.c.division_id,
+                rounds.c.date.label("round_date"),
+                rounds.c.stage,
+                seasons.c.settings.label("season_settings"),
+            )
+            .join(rounds, rounds.c.id == meetings.c.round_id)
+            .join(divisions, divisions.c.id == rounds.c.division_id)
+            .join(seasons, seasons.c.id == divisions.c.season_id)
             .where(meetings.c.id == id_)
         )
         return _row(self.conn.execute(q).first())
@@ -615,24 +628,26 @@ def _apply_advance(conn: Connection, p: dict[str, Any]) -> None:
         conn.execute(sa.update(meetings).where(meetings.c.id == nxt["meeting"]).values({side: p["winner"]}))
 
 
-def _add_to_totals(
-    conn: Connection, team: int, games_: int, *, won: int, lost: int, tied: int, pf: int, pa: int
-) -> None:
-    """Adds ``games_`` games (negative: takes them back) to a team's totals, each one won, lost or tied
-    as given (1 or 0) and with the given points for and against."""
-    t = team_totals.c
-    conn.execute(
-        sa.update(team_totals)
-        .where(t.team_id == team)
-        .values(
-            played=t.played + games_,
-            won=t.won + games_ * won,
-            lost=t.lost + games_ * lost,
-            tied=t.tied + games_ * tied,
-            points_for=t.points_for + games_ * pf,
-            points_against=t.points_against + games_ * pa,
-        )
-    )
+def _totals_added(team: int, games_: int, *, won: int, lost: int, tied: int, pf: int, pa: int) -> dict[str, int]:
+    """What ``games_`` games (negative: taken back) add to a team's totals, each one won, lost or tied as
+    given (1 or 0) and with the given points for and against: the parameters of ``_ADD_TOTALS``."""
+    return {
+        "at_team": team,
+        "add_played": games_,
+        "add_won": games_ * won,
+        "add_lost": games_ * lost,
+        "add_tied": games_ * tied,
+        "add_points_for": games_ * pf,
+        "add_points_against": games_ * pa,
+    }
+
+
+# Both teams of a game in one statement with a row of parameters each: one round trip, not two.
+_ADD_TOTALS = (
+    sa.update(team_totals)
+    .where(team_totals.c.team_id == sa.bindparam("at_team"))
+    .values({k: team_totals.c[k] + sa.bindparam(f"add_{k}") for k in TOTALS})
+)
 
 
 def _count_game(conn: Connection, meeting: int, points_a: int, points_b: int, outcome: str | None, times: int) -> None:
@@ -649,11 +664,14 @@ def _count_game(conn: Connection, meeting: int, points_a: int, points_b: int, ou
     if m is None or m.team_b is None or m.stage != ROUND_ROBIN:  # playoff games are not in the standings
         return
     tied = int(outcome == "tie")
-    for team, side, other, pf, pa in (
-        (m.team_a, "a", "b", points_a, points_b),
-        (m.team_b, "b", "a", points_b, points_a),
-    ):
-        _add_to_totals(conn, team, times, won=int(outcome == side), lost=int(outcome == other), tied=tied, pf=pf, pa=pa)
+    added = [
+        _totals_added(team, times, won=int(outcome == side), lost=int(outcome == other), tied=tied, pf=pf, pa=pa)
+        for team, side, other, pf, pa in (
+            (m.team_a, "a", "b", points_a, points_b),
+            (m.team_b, "b", "a", points_b, points_a),
+        )
+    ]
+    conn.execute(_ADD_TOTALS, added)
 
 
 def _count_forfeit(conn: Connection, meeting: int, forfeiting: int) -> None:
@@ -670,8 +688,11 @@ def _count_forfeit(conn: Connection, meeting: int, forfeiting: int) -> None:
         return
     games_ = int(json.loads(m.settings).get("games_per_meeting", 1))
     loser, winner = (m.team_a, m.team_b) if forfeiting == m.team_a else (m.team_b, m.team_a)
-    _add_to_totals(conn, winner, games_, won=1, lost=0, tied=0, pf=0, pa=0)
-    _add_to_totals(conn, loser, games_, won=0, lost=1, tied=0, pf=0, pa=0)
+    added = [
+        _totals_added(winner, games_, won=1, lost=0, tied=0, pf=0, pa=0),
+        _totals_added(loser, games_, won=0, lost=1, tied=0, pf=0, pa=0),
+    ]
+    conn.execute(_ADD_TOTALS, added)
 
 
 class Store:

@@ -4,9 +4,10 @@ Ingest: ``clabber league serve`` as its own process on loopback; 200 kiosks (20 
 tables), each enrolled with a real code through /api/v1/enrol, push a real game (played once with
 the kiosk's table controller, then given each meeting's teams) to their own venue's meeting: first a
 few events a push, the next push after the answer, as fast as they can (the server's ceiling); then
-as their sync workers would while their tables store LEAGUE.md's 2,000 events a second in all (a look
-for new events every half second, all that wait sent at once: its p99); then a backlog, a whole game
-a push.
+for 8 s as their sync workers would while their tables store LEAGUE.md's 2,000 events a second in all
+(a look for new events every half second, all that wait sent at once, the next push half a second
+after one that took all: its p99), the tables at different points of their games when it begins, as
+on a league night; then a backlog, a whole game a push.
 The floor beside it: the same kiosks asking for a night with no meetings (a key check and one query).
 
 Standings: a 200-team division over 20,000 games, written through the store's event path, then
@@ -54,7 +55,10 @@ from tests.store_helpers import open_table
 KIOSKS = 200
 VENUES, TABLES = 20, 10  # a kiosk at every table
 DIVISIONS, DIVISION_TEAMS = 10, 40  # each division's first round: 20 meetings, one at each venue
-GAMES_EACH = 2  # games each kiosk pushes for its meeting in each of the two runs
+GAMES_EACH = 2  # games each kiosk pushes for its meeting as fast as it can, and in the backlog
+PACED_SECONDS = 8.0  # the tables storing and their sync workers pushing: some 16,000 events
+PACED_GAMES = range(GAMES_EACH + 1, GAMES_EACH + 5)  # enough for 8 s at 10 events a second
+BACKLOG_GAMES = range(GAMES_EACH + 5, 2 * GAMES_EACH + 5)
 BATCH = 4  # events a push, as a kiosk's sync worker sends them; the next push after the answer
 BACKLOG_BATCH = 30  # a whole game a push: a kiosk sending what queued while the league was away
 NIGHT = "2026-01-06"
@@ -151,7 +155,7 @@ def ingest_season(store: Store) -> list[tuple[int, int]]:
     each venue. Returns every (venue, table)."""
     org = Organiser(store)
     league = org.create_league("City league")
-    _season, first = org.create_season(league, "Winter 2026", {"games_per_meeting": 2 * GAMES_EACH})
+    _season, first = org.create_season(league, "Winter 2026", {"games_per_meeting": BACKLOG_GAMES[-1]})
     divisions = [first, *(org.add_division(_season, f"Division {d}") for d in range(2, DIVISIONS + 1))]
     venues = [org.add_venue(league, f"Bar {v + 1}", tables=TABLES) for v in range(VENUES)]
     for d, division in enumerate(divisions):
@@ -246,24 +250,36 @@ class Link:
             await self.writer.wait_closed()
 
 
-async def _push(link: Link, meeting: int, number: int, batch: list[dict[str, Any]], load: Load) -> bool:
-    """One push of a game's events, timed; False (a fault noted) unless all were acknowledged."""
-    body = {"games": [{"game": number, "meeting": meeting, "events": batch}]}
+Meeting = dict[str, Any]  # what each push of a kiosk's game says of its meeting: its id and its sides
+
+
+def _meeting(tonight: dict[str, Any]) -> Meeting:
+    """A meeting of tonight's, as the kiosk's sync worker names it in a push: its id, and the teams
+    at NS and EW (team a at NS, as ``for_meeting`` seats them)."""
+    teams = tonight["teams"]
+    return {"meeting": tonight["meeting"], "sides": {"NS": teams["a"]["id"], "EW": teams["b"]["id"]}}
+
+
+async def _push(link: Link, meeting: Meeting, games: list[tuple[int, list[dict[str, Any]]]], load: Load) -> bool:
+    """One push of some games' events, timed; False (a fault noted) unless all were acknowledged."""
+    body = {"games": [{"game": number, **meeting, "events": batch} for number, batch in games]}
     start = time.perf_counter()
     status, answer = await link.call("POST", "/api/v1/push", body)
     load.latencies.append(time.perf_counter() - start)
-    pushed = answer["games"][0] if status == 200 else None
-    if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
-        load.faults.append(f"game {number} seq {batch[0]['seq']}: {status} {json.dumps(answer)[:200]}")
-        return False
-    load.events += pushed["stored"]
-    load.sizes.append(len(batch))
+    said = {g["game"]: g for g in answer["games"]} if status == 200 else {}
+    for number, batch in games:
+        pushed = said.get(number)
+        if pushed is None or pushed["acked"] != batch[-1]["seq"] or pushed["quarantined"]:
+            load.faults.append(f"game {number} seq {batch[0]['seq']}: {status} {json.dumps(answer)[:200]}")
+            return False
+        load.events += pushed["stored"]
+    load.sizes.append(sum(len(batch) for _, batch in games))
     return True
 
 
 async def _kiosk_pushes(
     link: Link,
-    meeting: int,
+    meeting: Meeting,
     games: dict[int, list[dict[str, Any]]],
     load: Load,
     batch_size: int = BATCH,
@@ -272,29 +288,58 @@ async def _kiosk_pushes(
     answer to the one before has come."""
     for number, events in games.items():
         for i in range(0, len(events), batch_size):
-            if not await _push(link, meeting, number, events[i : i + batch_size], load):
+            if not await _push(link, meeting, [(number, events[i : i + batch_size])], load):
                 return
 
 
 async def _kiosk_syncs(
-    link: Link, meeting: int, games: dict[int, list[dict[str, Any]]], load: Load, rate: float, pace: Pace
+    link: Link,
+    meeting: Meeting,
+    games: dict[int, list[dict[str, Any]]],
+    load: Load,
+    rate: float,
+    pace: Pace,
+    played: int,
+    until: float,
 ) -> None:
     """One kiosk as its sync worker (kiosk/sync.py) pushes while its table stores ``rate`` events a
-    second: it looks for new events every ``pace.poll`` seconds, sends all that wait (up to
-    ``pace.most_events``, one game a push), and looks again as soon as the answer comes."""
+    second until ``until``: it looks for new events every ``pace.poll`` seconds and sends all that
+    wait (up to ``pace.most_events``); after a push that took all that waited, the next starts
+    ``pace.gather`` after it began. ``played``: the events its table had stored, and the league
+    acknowledged, before the measuring began (tables are at different points of their games)."""
     queue = [(number, e) for number, events in games.items() for e in events]
-    start = time.perf_counter() + random.uniform(0, pace.poll)  # the tables did not all start together
-    sent = 0
+    start = time.perf_counter() - played / rate
+    sent, next_push = played, 0.0
+    await asyncio.sleep(random.uniform(0, pace.poll))  # each worker looks at its store at moments of its own
     while sent < len(queue):
-        stored = min(len(queue), int((time.perf_counter() - start) * rate))  # what the table has stored so far
+        now = time.perf_counter()
+        stored = min(len(queue), int((min(now, until) - start) * rate))  # what the table has stored so far
         if stored <= sent:
+            if now >= until:
+                return
             await asyncio.sleep(pace.poll)
             continue
-        number = queue[sent][0]
-        batch = [e for n, e in queue[sent : min(stored, sent + pace.most_events)] if n == number]
-        if not await _push(link, meeting, number, batch, load):
+        if now < next_push:
+            await asyncio.sleep(next_push - now)
+            continue
+        waiting = queue[sent : min(stored, sent + pace.most_events)]
+        by_game: dict[int, list[dict[str, Any]]] = {}
+        for number, e in waiting:
+            by_game.setdefault(number, []).append(e)
+        if not await _push(link, meeting, list(by_game.items()), load):
             return
-        sent += len(batch)
+        sent += len(waiting)
+        if len(waiting) < pace.most_events:
+            next_push = now + pace.gather
+
+
+async def _kiosk_played(
+    link: Link, meeting: Meeting, games: dict[int, list[dict[str, Any]]], played: int, load: Load
+) -> None:
+    """What a kiosk's table stored before the measuring began, pushed at once (not measured)."""
+    number, events = next(iter(games.items()))
+    if played:
+        await _push(link, meeting, [(number, events[:played])], load)
 
 
 async def _kiosk_floor(link: Link, until: float, load: Load) -> None:
@@ -346,6 +391,7 @@ def enrol(served: Served, store: Store, spots: list[tuple[int, int]]) -> list[di
 
 
 def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 1) -> None:
+    rng = random.Random(5)
     store = Store(db)
     start = time.perf_counter()
     spots = ingest_season(store)
@@ -356,19 +402,29 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 
         keys = [k["key"] for k in kiosks]
         until = time.perf_counter() + FLOOR_SECONDS
         floor = asyncio.run(_run(served, keys, lambda link, _i, load: _kiosk_floor(link, until, load)))
-        meeting = [k["meeting"]["meeting"] for k in kiosks]
+        meeting = [_meeting(k["meeting"]) for k in kiosks]
         first = [{g: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks]
         flat_out = asyncio.run(
             _run(served, keys, lambda link, i, load: _kiosk_pushes(link, meeting[i], first[i], load))
         )
-        then = [{g + GAMES_EACH: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks]
-        share = TARGET_RATE / KIOSKS  # each table's share of the target rate
-        paced = asyncio.run(
-            _run(served, keys, lambda link, i, load: _kiosk_syncs(link, meeting[i], then[i], load, share, Pace()))
+        # The tables at different points of their games when the measuring begins, as on a league
+        # night: games end at a steady rate, not all 200 within the same half second.
+        then = [{g: for_meeting(game, k["meeting"]) for g in PACED_GAMES} for k in kiosks]
+        played = [rng.randrange(len(game)) for _ in kiosks]
+        warm = asyncio.run(
+            _run(served, keys, lambda link, i, load: _kiosk_played(link, meeting[i], then[i], played[i], load))
         )
-        later = [
-            {g + 2 * GAMES_EACH: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks
-        ]
+        share = TARGET_RATE / KIOSKS  # each table's share of the target rate
+        until = time.perf_counter() + PACED_SECONDS
+        paced = asyncio.run(
+            _run(
+                served,
+                keys,
+                lambda link, i, load: _kiosk_syncs(link, meeting[i], then[i], load, share, Pace(), played[i], until),
+            )
+        )
+        paced.faults += warm.faults
+        later = [{g: for_meeting(game, k["meeting"]) for g in BACKLOG_GAMES} for k in kiosks]
         backlog = asyncio.run(
             _run(
                 served,
