@@ -1,56 +1,61 @@
 """Kiosks' pushes stored in groups: one commit for all the pushes that arrived while the one before
-was being stored.
+was being stored; the results of the games they end written just after, by a thread of their own.
 
 A push costs little of its own (its events folded, a row each); the rest is the same for one push or
 fifty: a worker thread to hand it to, a transaction to begin and commit (SQLite's commit is a flush
 to the card), and the statements that read its kiosk, lock its game and find its last seq. So the
 API's pushes queue here, and one thread takes every push waiting and stores them together
-(``Kiosks.push_all``), each answered as if it came alone. A quiet league sees each push stored at
+(``Kiosks.push_events``), each answered as if it came alone. A quiet league sees each push stored at
 once, by itself; a busy one, in groups that grow with the load, instead of a queue of transactions.
+
+A game's result costs far more than its events (14 statements under the league's lock, once every
+30 events or so). The events are stored with the result marked due, in their own transaction; the
+pushes that ended no game are answered at once, and those that did are handed to the results thread
+(``Kiosks.write_results``), which answers each once its games are in the standings. So a push is
+never answered before what it changed can be seen, while the results of one group are written as the
+next group's events are stored. The mark is cleared with the result: a server that stopped in between
+writes it when it starts again (``Kiosks.finish_results``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
-from league.kiosks import Kiosk, Kiosks
+from league.kiosks import Kiosk, Kiosks, Where
 
 MOST_A_GROUP = 64  # pushes in one transaction: a group's answers wait for its slowest push
-IDLE = 5.0  # seconds with nothing to store before the thread ends (the next push starts another)
+IDLE = 5.0  # seconds with nothing to do before a thread ends (the next push starts another)
+log = logging.getLogger("league.ingest")
+Item = TypeVar("Item")
 
 
-class Ingest:
-    """The queue of pushes and the thread that stores them (started by a push, ended when idle).
+class _Worker(Generic[Item]):
+    """A queue and the one thread that works through it, all that waits at a time (started when
+    something is queued, ended when idle). Whatever ends the thread, no push is left unanswered."""
 
-    One thread, so pushes are stored in the order they came: a kiosk's second push never overtakes
-    its first. (Two threads were measured no faster: the work is the interpreter's, not the database's.)"""
-
-    def __init__(self, kiosks: Kiosks, most: int = MOST_A_GROUP) -> None:
-        self.kiosks = kiosks
-        self.most = most
-        self._waiting: deque[tuple[Kiosk, Any, asyncio.Future[Any]]] = deque()
+    def __init__(self, name: str, work: Callable[[list[Item]], None], lost: Callable[[list[Item]], None]) -> None:
+        self.name, self.work, self.lost = name, work, lost
+        self._waiting: deque[Item] = deque()
         self._lock = threading.Condition()
         self._running = False
 
-    async def push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
-        """Stores a push with those waiting; its answer, or its refusal raised (as ``Kiosks.push``)."""
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    def put(self, items: list[Item]) -> None:
         with self._lock:
-            self._waiting.append((kiosk, body, answer))
+            self._waiting.extend(items)
             if self._running:
                 self._lock.notify()
             else:
                 self._running = True
-                threading.Thread(target=self._store, name="league-ingest", daemon=True).start()
-        result: dict[str, Any] = await answer
-        return result
+                threading.Thread(target=self._run, name=self.name, daemon=True).start()
 
-    def _store(self) -> None:
-        group: list[tuple[Kiosk, Any, asyncio.Future[Any]]] = []
+    def _run(self) -> None:
+        taken: list[Item] = []
         try:
             while True:
                 with self._lock:
@@ -59,20 +64,71 @@ class Ingest:
                     if not self._waiting:
                         self._running = False
                         return
-                    group = [self._waiting.popleft() for _ in range(min(self.most, len(self._waiting)))]
-                try:
-                    answers: list[Any] = self.kiosks.push_all([(kiosk, body) for kiosk, body, _ in group])
-                except Exception as e:  # the database cannot be reached (StoreUnreachable): each push hears it
-                    answers = [e] * len(group)
-                _settle([(future, answer) for (_, _, future), answer in zip(group, answers, strict=True)])
-                group = []
+                    taken = [self._waiting.popleft() for _ in range(min(MOST_A_GROUP, len(self._waiting)))]
+                self.work(taken)
+                taken = []
         finally:
-            with self._lock:  # ended by anything else: no push is left waiting for an answer
+            with self._lock:
                 if self._running:
                     self._running = False
-                    lost = RuntimeError("the league's ingest stopped")
-                    _settle([(future, lost) for _, _, future in [*group, *self._waiting]])
+                    self.lost([*taken, *self._waiting])
                     self._waiting.clear()
+
+
+Pushed = tuple[Kiosk, Any, "asyncio.Future[Any]"]  # a push as it came: its key, its body, who waits
+Ended = tuple["asyncio.Future[Any]", dict[str, Any], list[Where]]  # a push stored: its answer, its results due
+
+
+class Ingest:
+    """The queue of pushes and the thread that stores them; the queue of pushes that ended games and
+    the thread that writes their results.
+
+    One thread each, so pushes are stored in the order they came (a kiosk's second push never
+    overtakes its first; two threads were measured no faster: the work is the interpreter's), and
+    results are written in the order their games ended."""
+
+    def __init__(self, kiosks: Kiosks) -> None:
+        self.kiosks = kiosks
+        self._pushes = _Worker[Pushed]("league-ingest", self._store, self._lost)
+        self._results = _Worker[Ended]("league-results", self._count, self._lost_results)
+
+    async def push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
+        """Stores a push with those waiting; its answer, or its refusal raised (as ``Kiosks.push``)."""
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pushes.put([(kiosk, body, answer)])
+        result: dict[str, Any] = await answer
+        return result
+
+    def _store(self, group: list[Pushed]) -> None:
+        try:
+            stored = self.kiosks.push_events([(kiosk, body) for kiosk, body, _ in group])
+        except Exception as e:  # the database cannot be reached (StoreUnreachable): each push hears it
+            _settle([(future, e) for _, _, future in group])
+            return
+        now, ended = [], []
+        for (_, _, future), (answer, due) in zip(group, stored, strict=True):
+            if due and not isinstance(answer, Exception):
+                ended.append((future, answer, due))
+            else:
+                now.append((future, answer))
+        _settle(now)
+        if ended:
+            self._results.put(ended)
+
+    def _count(self, ended: list[Ended]) -> None:
+        try:
+            self.kiosks.write_results([where for _, _, due in ended for where in due])
+        except Exception:  # the events are stored and the results still due: the next start writes them
+            log.exception("the results of %d pushes are not written yet: they stay due", len(ended))
+        _settle([(future, answer) for future, answer, _ in ended])
+
+    @staticmethod
+    def _lost(pushes: list[Pushed]) -> None:
+        _settle([(future, RuntimeError("the league's ingest stopped")) for _, _, future in pushes])
+
+    @staticmethod
+    def _lost_results(ended: list[Ended]) -> None:
+        _settle([(future, answer) for future, answer, _ in ended])  # stored; the results stay due
 
 
 def _settle(answered: list[tuple[asyncio.Future[Any], Any]]) -> None:

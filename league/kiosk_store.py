@@ -45,6 +45,8 @@ kiosk_games = sa.Table(
     sa.Column("ns_team", sa.Integer, nullable=True),  # the meeting's team that sat NS
     sa.Column("league_game", sa.Integer, nullable=True),  # the league's game, once the kiosk's has ended
     sa.Column("note", sa.Text, nullable=True),  # why its result is not in the standings, for the organiser
+    # Its events are stored and its result not yet written (league/kiosks.py, Kiosks.write_results).
+    sa.Column("result_due", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index("kiosk_games_by_meeting", "meeting_id"),  # the board: tonight's meetings' games
 )
 kiosk_events = sa.Table(
@@ -190,7 +192,24 @@ def bind_game(
     """Binds a kiosk game to a meeting; the binding's row as written."""
     row = {"kiosk_id": kiosk_id, "game": game, "meeting_id": meeting, "bound_at": now, "ns_team": ns_team}
     conn.execute(sa.insert(kiosk_games).values(**row))
-    return {**row, "league_game": None, "note": None}
+    return {**row, "league_game": None, "note": None, "result_due": False}
+
+
+def mark_due(conn: Connection, games: list[tuple[int, int]], due: bool = True) -> None:
+    """These (kiosk, game) pairs' results are due (their events stored), or (``due`` False) written."""
+    if games:
+        where = sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(games)
+        conn.execute(sa.update(kiosk_games).where(where).values(result_due=due))
+
+
+def results_due(conn: Connection) -> list[tuple[int, int]]:
+    """Every (kiosk, game) whose result is due, oldest binding first."""
+    q = (
+        sa.select(kiosk_games.c.kiosk_id, kiosk_games.c.game)
+        .where(kiosk_games.c.result_due)
+        .order_by(kiosk_games.c.bound_at, kiosk_games.c.kiosk_id, kiosk_games.c.game)
+    )
+    return [(r[0], r[1]) for r in conn.execute(q)]
 
 
 def set_result(conn: Connection, kiosk_id: int, game: int, league_game: int | None, note: str | None) -> None:

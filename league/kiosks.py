@@ -38,6 +38,7 @@ MOST_GAMES = 50  # in one push
 MOST_EVENTS = 1000  # of one game in one push
 log = logging.getLogger("league.kiosks")
 Kiosk = dict[str, Any] | str | None  # an enrolled kiosk's row, or the key a request came with
+Where = tuple[int, int]  # a kiosk game: the kiosk's id and its own game number
 STALE = "this code is unknown, used or expired: ask the organiser for a new one"
 
 
@@ -206,43 +207,111 @@ class Kiosks:
 
     def push_all(self, pushes: list[tuple[Kiosk, Any]]) -> list[dict[str, Any] | Exception]:
         """Several pushes (of any kiosks) stored in one transaction, each answered as if it came alone:
-        its answer, or the refusal (KioskRefused, LeagueRefused) that left it unwritten.
+        its answer, or the refusal (KioskRefused, LeagueRefused) that left it unwritten; the results
+        of the games they end written in the same transaction.
 
         One commit and a few statements for the lot, rather than for each (league/ingest.py gathers
         the pushes that arrive while the one before is being stored). A push refused once it has begun
         to write, or one the database refuses, undoes the group's transaction, and the pushes are
         stored again one at a time: one push's fault is its own. A database that cannot be reached
         now (StoreUnreachable) is every push's answer."""
+        return [answer for answer, _ in self._pushes(pushes, defer=False)]
+
+    def push_events(self, pushes: list[tuple[Kiosk, Any]]) -> list[tuple[dict[str, Any] | Exception, list[Where]]]:
+        """As ``push_all``, but the results of the games the pushes end are left due (marked in the
+        same transaction, so that they are written even if the server stops now): each push's answer
+        and the (kiosk, game) pairs whose results it left due, for ``write_results``. The results'
+        statements then hold up neither the pushes' commit nor the next pushes'."""
+        return self._pushes(pushes, defer=True)
+
+    def _pushes(
+        self, pushes: list[tuple[Kiosk, Any]], defer: bool
+    ) -> list[tuple[dict[str, Any] | Exception, list[Where]]]:
         if len(pushes) == 1:
-            return [self._alone(pushes[0])]
+            return [self._alone(pushes[0], defer)]
         try:
-            return self._store(pushes)
+            return self._store(pushes, defer)
         except StoreUnreachable:
             raise
         except Exception:  # whatever it was, it is found again below, on its own push
-            return [self._alone(p) for p in pushes]
+            return [self._alone(p, defer) for p in pushes]
 
-    def _alone(self, push: tuple[Kiosk, Any], again: bool = True) -> dict[str, Any] | Exception:
+    def _alone(
+        self, push: tuple[Kiosk, Any], defer: bool, again: bool = True
+    ) -> tuple[dict[str, Any] | Exception, list[Where]]:
         """One push in a transaction of its own: its answer, or what stopped it."""
         try:
-            return self._store([push])[0]
+            return self._store([push], defer)[0]
         except _Alone as e:
-            return e.refused
+            return e.refused, []
         except exc.IntegrityError:
             # Another server process bound the same new game a moment before: its binding holds now.
-            return self._alone(push, again=False) if again else StoreTrouble("push: the game was being bound")
+            if again:
+                return self._alone(push, defer, again=False)
+            return StoreTrouble("push: the game was being bound"), []
         except Exception as e:  # the push's own answer (a 503, a 500), never another push's
-            return e
+            return e, []
 
-    def _store(self, pushes: list[tuple[Kiosk, Any]]) -> list[dict[str, Any] | Exception]:
+    def write_results(self, due: list[Where]) -> None:
+        """Writes the results of these (kiosk, game) pairs left due by ``push_events``, in the order
+        given (which decides the last place left in a meeting), each from the game as the league now
+        holds it, and clears their marks: in one transaction, or one at a time when that fails. One
+        that cannot be written stays due, said in the log (the next start writes it, or the game's next
+        push); a database that cannot be reached now is raised."""
+        if not due:
+            return
+        try:
+            self._results(due)
+        except StoreUnreachable:
+            raise
+        except Exception:
+            for where in dict.fromkeys(due):
+                try:
+                    self._results([where])
+                except StoreUnreachable:
+                    raise
+                except Exception:
+                    log.exception("the result of kiosk %d's game %d is not written: it stays due", *where)
+
+    def finish_results(self) -> int:
+        """Writes every result still due (a server that stopped between a game's events and its
+        result); how many were due."""
+        with self.store.read() as r:
+            due = ks.results_due(r.conn)
+        self.write_results(due)
+        return len(due)
+
+    def _results(self, due: list[Where]) -> None:
+        wanted = sorted(set(due))  # locked in one order, as the pushes lock them
+        with self.store.write(league_lock=False) as w:
+            bound = ks.bound_games(w.conn, wanted, for_update=True)
+            last = ks.last_seqs(w.conn, wanted)
+            written = []
+            for where in dict.fromkeys(due):
+                b = bound.get(where)
+                if b is None or not b["result_due"]:
+                    continue  # written meanwhile (by another server process, or a start's sweep)
+                folding = self.folds.at(w.conn, where[0], where[1], last.get(where, 0))
+                self._write_result(w, {"id": where[0]}, b, folding.state)
+                written.append(where)
+            ks.mark_due(w.conn, written, due=False)
+            changed = w.appended
+        if changed:
+            self._tell({None})  # a result changes the standings every venue's board shows
+
+    def _store(
+        self, pushes: list[tuple[Kiosk, Any]], defer: bool
+    ) -> list[tuple[dict[str, Any] | Exception, list[Where]]]:
         """One transaction: the keys read in one statement, the games' bindings locked in another,
-        their last seqs in a third, every new event written in a fourth.
+        their last seqs in a third, every new event written in a fourth (and, ``defer``, the ended
+        games' results marked due in a fifth, instead of written).
 
         Pushes of different games go on side by side with another server process's: each game's
         binding is locked (PostgreSQL's row locks, taken in one order), and the league's lock only
         when a result is written into the standings."""
         now = _stamp(self.clock())
         answers: list[dict[str, Any] | Exception] = []
+        theirs: list[list[Where]] = []
         boards: set[int | None] = set()
         with self.store.write(league_lock=False) as w:
             keys = [k for k, _ in pushes if isinstance(k, str) and k]
@@ -255,6 +324,7 @@ class Kiosks:
                     answers.append({})
                 except KioskRefused as e:
                     answers.append(e)
+                theirs.append([])
             group = _Group.read(w.conn, [(k["id"], p.game) for _, k, batch in ready for p in batch])
             for i, k, batch in ready:
                 try:
@@ -262,21 +332,25 @@ class Kiosks:
                 except (KioskRefused, LeagueRefused) as e:
                     raise _Alone(e) from e  # some of the transaction may be written: undone, and alone
                 answers[i] = {"games": games}
+                theirs[i] = [(k["id"], p.game) for p in batch if (k["id"], p.game) in group.ended]
                 if any(g["stored"] for g in games):
                     boards.add(k["venue_id"])
             group.write(w.conn, now)
-            # Last, so that the league's lock (a result's standings) is held from here to the commit only;
-            # in the order the games ended, which decides the last place left in a meeting.
-            for kiosk, bound, folding in list(group.ended.values()):
-                try:
-                    self._write_result(w, kiosk, bound, folding.state)
-                except (KioskRefused, LeagueRefused) as e:
-                    raise _Alone(e) from e
-            if w.appended:
-                boards = {None}  # a result changes the standings every venue's board shows
+            if defer:
+                ks.mark_due(w.conn, list(group.ended))
+            else:
+                # Last, so that the league's lock (a result's standings) is held from here to the commit
+                # only; in the order the games ended, which decides the last place left in a meeting.
+                for kiosk, bound, folding in list(group.ended.values()):
+                    try:
+                        self._write_result(w, kiosk, bound, folding.state)
+                    except (KioskRefused, LeagueRefused) as e:
+                        raise _Alone(e) from e
+                if w.appended:
+                    boards = {None}  # a result changes the standings every venue's board shows
         self.folds.keep(list(group.folded.items()))  # only once the pushes are stored
         self._tell(boards)
-        return answers
+        return list(zip(answers, theirs, strict=True))
 
     def _write_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
         bound["league_game"], new = self._record_result(w, kiosk, bound, state)

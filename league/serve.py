@@ -4,6 +4,7 @@ the result server's connection deadlines, limits and headers (kiosk/web/guard.py
 from __future__ import annotations
 
 import gc
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -30,6 +31,8 @@ MOST_WORKERS = 32
 STOP_SECONDS = 35  # a worker's graceful stop: its responses' 30 s deadline, and a little more
 YOUNG_COLLECTED_EVERY = 50_000  # allocations between the collector's looks at the youngest objects
 
+log = logging.getLogger("league.serve")
+
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "server"]
 
 
@@ -45,12 +48,13 @@ def site(
     ``changed`` when given: several processes' boards, league/board_news.py)."""
     boards = boards or Boards()
     tell = changed or boards.changed
-    api = create_app(Kiosks(store, published=tell))
+    kiosks = Kiosks(store, published=tell)
+    api = create_app(kiosks)
     pages = make_app(store, secure_cookies=secure_cookies, boards=boards, public_url=public_url, changed=tell)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await _lifespan(receive, send, kiosks)
             return
         target = api if str(scope.get("path", "")).startswith("/api/") else pages
         await target(scope, receive, send)
@@ -58,19 +62,31 @@ def site(
     return app
 
 
-async def _lifespan(receive: Any, send: Any) -> None:
+async def _lifespan(receive: Any, send: Any, kiosks: Kiosks) -> None:
     """Sets the worker threads to the store's connections: anyio's 40 threads on two cores spend
     more time handing the interpreter's lock to each other than answering, and each wants a connection.
-    And the collector of cyclic garbage to its few pauses (``quiet_collector``)."""
+    And the collector of cyclic garbage to its few pauses (``quiet_collector``). Then writes, beside
+    the first requests, the results a stop left due (league/ingest.py)."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
             anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
             quiet_collector()
+            threading.Thread(target=_finish_results, args=(kiosks,), name="league-results-due", daemon=True).start()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+def _finish_results(kiosks: Kiosks) -> None:
+    try:
+        due = kiosks.finish_results()
+    except Exception as e:  # the database cannot be used now: the game's next push writes it
+        log.warning("the results left due by a stop are not written: %s", e)
+        return
+    if due:
+        log.warning("wrote %d result(s) left due by a stop between a game's events and its result", due)
 
 
 def quiet_collector() -> None:

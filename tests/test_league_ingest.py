@@ -29,7 +29,7 @@ def world(league_db, tmp_path):
     kiosks = Kiosks(store)
     keys = {(v, t): kiosks.enrol(kiosks.make_code(v, t))["key"] for v in w["venues"] for t in (1, 2)}
     games = {v: played_game(tmp_path, w["teams_at"][v]) for v in w["venues"]}
-    yield {**w, "store": store, "kiosks": kiosks, "keys": keys, "games": games}
+    yield {**w, "store": store, "kiosks": kiosks, "keys": keys, "games": games, "db": league_db}
     store.close()
 
 
@@ -155,3 +155,55 @@ def test_an_event_is_kept_as_the_same_text_as_ever(payload, seq):
     """A re-delivery is told from a different event by its text: the text must stay what it was."""
     e = GameEvent(game=3, seq=seq, at="2026-01-06T20:00:00.000+00:00", kind="hand_entered", payload=payload)
     assert kiosks_module._text(e) == json.dumps(asdict(e), sort_keys=True)
+
+
+def _standing_games(world) -> int:
+    return sum(row.played for row in world["org"].standings(world["division"]))
+
+
+def test_a_result_left_due_by_a_stop_is_written_when_the_server_starts_again(world):
+    """The ingest stores a push's events with the result of the game it ends marked due, in one
+    transaction, and writes the result in the next. A server that stopped in between (here: the
+    events stored through ``push_events`` and nothing after, as a kill would leave them) writes the
+    result when ``clabber league serve`` starts again; until then the game is not in the standings."""
+    from tests.league_server import LeagueServer
+    from tests.sync_helpers import wait_until
+
+    v1 = world["venues"][0]
+    events = world["games"][v1]
+    [(answer, due)] = world["kiosks"].push_events([(world["keys"][(v1, 1)], _body(world["meeting_at"][v1], events))])
+    assert answer["games"][0]["acked"] == len(events) and len(due) == 1
+    assert _standing_games(world) == 0  # stored, acknowledged, not yet counted
+    world["kiosks"].push_events([(world["keys"][(v1, 1)], _body(world["meeting_at"][v1], events[-2:]))])
+    assert _standing_games(world) == 0  # a re-delivery of its end (the kiosk heard no answer) is no result
+
+    server = LeagueServer(world["db"])
+    server.start()
+    try:
+        wait_until(lambda: _standing_games(world) == 2, 20, "the result left due written at the start")
+    finally:
+        server.stop()
+    with world["store"].read() as r:
+        [game] = r.games(world["meeting_at"][v1])
+    assert game["kiosk_game"] == 1 and game["outcome"] is not None
+    assert world["kiosks"].finish_results() == 0  # nothing is left due
+
+
+def test_a_push_that_ends_a_game_is_answered_once_its_result_is_in_the_standings(world):
+    """Through the ingest, a push that ended no game is answered when its events are stored; one
+    that ended a game, only once that game is in the standings: what a kiosk was told stored can
+    be seen."""
+    v1 = world["venues"][0]
+    events = world["games"][v1]
+    meeting = world["meeting_at"][v1]
+    key = world["keys"][(v1, 1)]
+
+    async def pushes() -> list[int]:
+        ingest = Ingest(world["kiosks"])
+        seen = []
+        for part in (events[:10], events[10:]):
+            await ingest.push(key, json.dumps(_body(meeting, part)).encode())
+            seen.append(_standing_games(world))
+        return seen
+
+    assert asyncio.run(pushes()) == [0, 2]
