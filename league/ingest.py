@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from league.kiosks import Kiosk, Kiosks, Where
+from league.store import StoreUnreachable
 
 MOST_A_GROUP = 64  # pushes in one transaction: a group's answers wait for its slowest push
 IDLE = 5.0  # seconds with nothing to do before a thread ends (the next push starts another)
@@ -91,6 +92,7 @@ class Ingest:
         self.kiosks = kiosks
         self._pushes = _Worker[Pushed]("league-ingest", self._store, self._lost)
         self._results = _Worker[Ended]("league-results", self._count, self._lost_results)
+        self._behind = False  # a failure left results due that no push is waiting for
 
     async def push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
         """Stores a push with those waiting; its answer, or its refusal raised (as ``Kiosks.push``)."""
@@ -118,7 +120,14 @@ class Ingest:
     def _count(self, ended: list[Ended]) -> None:
         try:
             self.kiosks.write_results([where for _, _, due in ended for where in due])
-        except Exception:  # the events are stored and the results still due: the next start writes them
+            if self._behind:  # results an earlier failure left due: written now that the database answers
+                self._behind = False
+                self.kiosks.finish_results()
+        except StoreUnreachable as e:  # the events are stored and the results still due: written next time
+            self._behind = True
+            log.warning("the results of %d pushes are not written yet (%s): they stay due", len(ended), e)
+        except Exception:
+            self._behind = True
             log.exception("the results of %d pushes are not written yet: they stay due", len(ended))
         _settle([(future, answer) for future, answer, _ in ended])
 

@@ -207,3 +207,34 @@ def test_a_push_that_ends_a_game_is_answered_once_its_result_is_in_the_standings
         return seen
 
     assert asyncio.run(pushes()) == [0, 2]
+
+
+def test_results_a_failure_left_due_are_written_with_the_next(world, monkeypatch):
+    """The database failing just as a result is written leaves it due (the push, whose events are
+    stored, is answered); the next result the ingest writes brings it along."""
+    from league.store import StoreUnreachable
+
+    kiosks = world["kiosks"]
+    real, calls = kiosks._results, []
+
+    def failing_once(due):
+        calls.append(due)
+        if len(calls) == 1:
+            raise StoreUnreachable("cannot use the database: the server closed the connection")
+        real(due)
+
+    monkeypatch.setattr(kiosks, "_results", failing_once)
+    v1, v2 = world["venues"]
+
+    async def pushes() -> list[int]:
+        ingest = Ingest(kiosks)
+        seen = []
+        for v in (v1, v2):
+            await ingest.push(
+                world["keys"][(v, 1)], json.dumps(_body(world["meeting_at"][v], world["games"][v])).encode()
+            )
+            seen.append(_standing_games(world))
+        return seen
+
+    assert asyncio.run(pushes()) == [0, 4]
+    assert kiosks.finish_results() == 0
