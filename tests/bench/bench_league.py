@@ -195,8 +195,10 @@ class Served(LeagueServer):
 class Load:
     """What the kiosks saw: each request's time to its answer, events acknowledged, and any fault."""
 
-    def __init__(self) -> None:
+    def __init__(self, last_seq: int = 0) -> None:
+        self.last_seq = last_seq  # a game's last event: a push that sends it ends the game
         self.latencies: list[float] = []
+        self.ending: list[float] = []  # those of pushes that ended a game (answered once it is counted)
         self.events = 0
         self.sizes: list[int] = []  # events a push, where they vary
         self.faults: list[str] = []
@@ -212,7 +214,14 @@ class Load:
         return (
             f"  {what}: {len(lat):,} requests, {rate:,.0f} {per_request}/s;"
             f" p50 {ms(percentile(lat, 50))} p95 {ms(percentile(lat, 95))} p99 {ms(percentile(lat, 99))}"
-            f" max {ms(max(lat))}; CPU: server {self.server_cpu / self.seconds:.0%}"
+            f" max {ms(max(lat))}"
+            + (
+                f" (pushes that ended a game: p50 {ms(percentile(self.ending, 50))},"
+                f" p99 {ms(percentile(self.ending, 99))})"
+                if self.ending
+                else ""
+            )
+            + f"; CPU: server {self.server_cpu / self.seconds:.0%}"
             f", kiosks {self.client_cpu / self.seconds:.0%} of a core"
             + (f"; {len(self.faults)} faults, first: {self.faults[0]}" if self.faults else "")
         )
@@ -266,6 +275,8 @@ async def _push(link: Link, meeting: Meeting, games: list[tuple[int, list[dict[s
     start = time.perf_counter()
     status, answer = await link.call("POST", "/api/v1/push", body)
     load.latencies.append(time.perf_counter() - start)
+    if any(batch[-1]["seq"] == load.last_seq for _, batch in games):
+        load.ending.append(load.latencies[-1])
     said = {g["game"]: g for g in answer["games"]} if status == 200 else {}
     for number, batch in games:
         pushed = said.get(number)
@@ -353,9 +364,10 @@ async def _kiosk_floor(link: Link, until: float, load: Load) -> None:
             return
 
 
-async def _run(served: Served, keys: list[str], work: Any) -> Load:
-    """Runs ``work(link, i, load)`` for every kiosk at once, each over its own connection."""
-    load = Load()
+async def _run(served: Served, keys: list[str], work: Any, last_seq: int = 0) -> Load:
+    """Runs ``work(link, i, load)`` for every kiosk at once, each over its own connection; ``last_seq``:
+    a game's last event, to tell the pushes that end a game."""
+    load = Load(last_seq)
     links = [Link(served.port, key) for key in keys]
     server_cpu, client_cpu, start = served.cpu_seconds(), time.process_time(), time.perf_counter()
     try:
@@ -405,7 +417,7 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 
         meeting = [_meeting(k["meeting"]) for k in kiosks]
         first = [{g: for_meeting(game, k["meeting"]) for g in range(1, GAMES_EACH + 1)} for k in kiosks]
         flat_out = asyncio.run(
-            _run(served, keys, lambda link, i, load: _kiosk_pushes(link, meeting[i], first[i], load))
+            _run(served, keys, lambda link, i, load: _kiosk_pushes(link, meeting[i], first[i], load), len(game))
         )
         # The tables at different points of their games when the measuring begins, as on a league
         # night: games end at a steady rate, not all 200 within the same half second.
@@ -421,6 +433,7 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 
                 served,
                 keys,
                 lambda link, i, load: _kiosk_syncs(link, meeting[i], then[i], load, share, Pace(), played[i], until),
+                len(game),
             )
         )
         paced.faults += warm.faults
