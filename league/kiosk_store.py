@@ -212,6 +212,18 @@ def results_due(conn: Connection) -> list[tuple[int, int]]:
     return [(r[0], r[1]) for r in conn.execute(q)]
 
 
+def set_results(conn: Connection, results: list[tuple[int, int, int | None, str | None]]) -> None:
+    """Several kiosk games' league games and notes, as ``set_result`` each: (kiosk, game, league game, note)."""
+    if results:
+        c = kiosk_games.c
+        q = (
+            sa.update(kiosk_games)
+            .where(c.kiosk_id == sa.bindparam("at_kiosk"), c.game == sa.bindparam("at_game"))
+            .values(league_game=sa.bindparam("to_game"), note=sa.bindparam("to_note"))
+        )
+        conn.execute(q, [{"at_kiosk": k, "at_game": g, "to_game": lg, "to_note": n} for k, g, lg, n in results])
+
+
 def set_result(conn: Connection, kiosk_id: int, game: int, league_game: int | None, note: str | None) -> None:
     """The league game a kiosk game became, or why it did not."""
     conn.execute(

@@ -24,11 +24,12 @@ from kiosk.events import GAME_STARTED, UNDONE, GameEvent
 from kiosk.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
 from league import events as ev
 from league import kiosk_store as ks
+from league import stats_store as fs
 from league import store as st
 from league.organiser import advance_playoffs
 from league.season import LeagueRefused, read_settings
 from league.standings import TIE, A, B
-from league.stats import NewGame, write_figures
+from league.stats import NewGame, counted_at, game_lines, write_figures
 from league.store import Reader, Store, StoreTrouble, StoreUnreachable, Writer
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
@@ -286,18 +287,66 @@ class Kiosks:
         with self.store.write(league_lock=False) as w:
             bound = ks.bound_games(w.conn, wanted, for_update=True)
             last = ks.last_seqs(w.conn, wanted)
-            written = []
+            meetings = w.meetings_with_settings(sorted({b["meeting_id"] for b in bound.values()}))
+            written: list[Where] = []
+            together: list[tuple[dict[str, Any], GameState]] = []  # new round-robin games: written as one
             for where in dict.fromkeys(due):
                 b = bound.get(where)
                 if b is None or not b["result_due"]:
                     continue  # written meanwhile (by another server process, or a start's sweep)
-                folding = self.folds.at(w.conn, where[0], where[1], last.get(where, 0))
-                self._write_result(w, {"id": where[0]}, b, folding.state)
+                state = self.folds.at(w.conn, where[0], where[1], last.get(where, 0)).state
                 written.append(where)
+                if state is not None and _new_round_robin_game(b, state, meetings[b["meeting_id"]]):
+                    together.append((b, state))
+                    continue
+                self._new_results(w, together, meetings)  # those before it first: the order decides
+                together = []
+                self._write_result(w, {"id": where[0]}, b, state)
+            self._new_results(w, together, meetings)
             ks.mark_due(w.conn, written, due=False)
             changed = w.appended
         if changed:
             self._tell({None})  # a result changes the standings every venue's board shows
+
+    def _new_results(
+        self, w: Writer, together: list[tuple[dict[str, Any], GameState]], meetings: dict[int, dict[str, Any]]
+    ) -> None:
+        """New round-robin games' results, as ``_record_result`` and ``write_figures`` would write them
+        one after another, in a statement or two each for all (their meetings' games read in one; the
+        events, games, totals, notes and figures written in one each)."""
+        if not together:
+            return
+        w.lock_league()  # before reading the meetings' games: the counts and numbers must hold when written
+        played = w.games_of_meetings(sorted({b["meeting_id"] for b, _ in together}))
+        teams = sorted({t for m in meetings.values() for t in (m["team_a"], m["team_b"]) if t is not None})
+        rosters = fs.rosters(w.conn, teams)
+        next_game = w.next_id(st.games)
+        new: list[tuple[dict[str, Any], tuple[int, int]]] = []
+        results: list[tuple[int, int, int | None, str | None]] = []
+        figures: list[tuple[int, list[dict[str, Any]], tuple[str | None, int, int | None]]] = []
+        for b, state in together:
+            m = meetings[b["meeting_id"]]
+            settings = read_settings(json.loads(m["season_settings"]))
+            points_a, points_b, outcome, note = _figures(state, settings.rules, b, m)
+            theirs = played.setdefault(m["id"], [])
+            if outcome is not None and sum(g["outcome"] is not None for g in theirs) >= settings.games_per_meeting:
+                full = (
+                    f"meeting {m['id']} already has its {settings.games_per_meeting} game(s): this one is not counted"
+                )
+                results.append((b["kiosk_id"], b["game"], None, full))
+                continue
+            g = {"id": next_game, "meeting_id": m["id"], "number": max((x["number"] for x in theirs), default=0) + 1}
+            next_game += 1
+            figured = {"points_a": points_a, "points_b": points_b, "outcome": outcome, "note": note}
+            new.append(({**_who(g, {"id": b["kiosk_id"]}, b), **figured}, (m["team_a"], m["team_b"])))
+            theirs.append({**g, "outcome": outcome})
+            results.append((b["kiosk_id"], b["game"], g["id"], note))
+            pair = (m["team_a"], m["team_b"])
+            lines = game_lines(state, b["ns_team"], pair, rosters) if counted_at(state, b["ns_team"], pair) else []
+            figures.append((g["id"], lines, (outcome, m["team_a"], m["team_b"])))
+        w.append_new_games(new)
+        ks.set_results(w.conn, results)
+        fs.add_games(w.conn, figures)
 
     def _store(
         self, pushes: list[tuple[Kiosk, Any]], defer: bool
@@ -489,13 +538,7 @@ class Kiosks:
         m = w.meeting_with_settings(bound["meeting_id"])
         assert m is not None  # bound games keep their meeting
         settings = read_settings(json.loads(m["season_settings"]))
-        ns, ew = state.sheet.totals
-        ns_is_a = bound["ns_team"] == m["team_a"]
-        points_a, points_b = (ns, ew) if ns_is_a else (ew, ns)
-        outcome, note = _outcome(state, settings.rules, ns_is_a)
-        if bound["ns_team"] is None:  # kept, never guessed: the organiser rules with the sheet in hand
-            points_a, points_b, outcome = 0, 0, None
-            note = f"the kiosk did not say which team sat NS (the table's score: NS {ns}, EW {ew}): rule on it"
+        points_a, points_b, outcome, note = _figures(state, settings.rules, bound, m)
         figures = {"points_a": points_a, "points_b": points_b, "outcome": outcome, "note": note}
         if bound["league_game"] is not None:
             g = w.game(bound["league_game"])
@@ -650,6 +693,25 @@ def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int | None:
         if ns is not None and ew is not None and ns != ew:
             return ns
     return None
+
+
+def _figures(
+    state: GameState, season_rules: Rules, bound: dict[str, Any], m: dict[str, Any]
+) -> tuple[int, int, str | None, str | None]:
+    """A kiosk game's result in the meeting's terms: points of team a and b, the outcome, and the note."""
+    ns, ew = state.sheet.totals
+    if bound["ns_team"] is None:  # kept, never guessed: the organiser rules with the sheet in hand
+        return 0, 0, None, f"the kiosk did not say which team sat NS (the table's score: NS {ns}, EW {ew}): rule on it"
+    ns_is_a = bound["ns_team"] == m["team_a"]
+    outcome, note = _outcome(state, season_rules, ns_is_a)
+    return (ns, ew, outcome, note) if ns_is_a else (ew, ns, outcome, note)
+
+
+def _new_round_robin_game(bound: dict[str, Any], state: GameState, m: dict[str, Any]) -> bool:
+    """Whether a kiosk game's result is a new game at a round-robin meeting (written with others by
+    ``_new_results``); anything else (a game written before, a playoff match, a game in play again) is
+    written by itself."""
+    return bound["league_game"] is None and state.status != OPEN and m["stage"] != st.PLAYOFFS
 
 
 def _outcome(state: GameState, season_rules: Rules, ns_is_a: bool) -> tuple[str | None, str | None]:

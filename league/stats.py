@@ -67,6 +67,23 @@ class NewGame:
     team_b: int | None
 
 
+def counted_at(state: GameState | None, ns_team: int | None, teams: tuple[int, int | None] | None) -> bool:
+    """Whether a kiosk game has figures to count: it folds, and one of its meeting's two teams sat NS."""
+    return state is not None and ns_team is not None and teams is not None and ns_team in teams and teams[1] is not None
+
+
+def game_lines(
+    state: Any, ns_team: int, teams: tuple[int, int | None], rosters: dict[int, list[str]]
+) -> list[dict[str, Any]]:
+    """A kiosk game's rows of ``game_figures`` (``counted_at`` it): ``rosters``, the teams' players and
+    substitutes as stored (``stats_store.rosters``)."""
+    ew_team = teams[1] if ns_team == teams[0] else teams[0]
+    assert ew_team is not None
+    registered = {t: [n for text in rosters.get(t, []) for n in json.loads(text)] for t in (ns_team, ew_team)}
+    side = "a" if ns_team == teams[0] else "b"
+    return lines_of(figures_of(state), ns_team, ew_team, registered, side)
+
+
 def write_figures(
     conn: Any,
     league_game: int,
@@ -84,14 +101,9 @@ def write_figures(
     over all their games (and its meeting's teams are not read again)."""
     teams = (new.team_a, new.team_b) if new is not None else fs.meeting_teams(conn, meeting)
     lines: list[dict[str, Any]] = []
-    if state is not None and ns_team is not None and teams is not None and ns_team in teams and teams[1] is not None:
-        ew_team = teams[1] if ns_team == teams[0] else teams[0]
-        registered = {
-            t: [n for text in texts for n in json.loads(text)]
-            for t, texts in fs.rosters(conn, [ns_team, ew_team]).items()
-        }
-        side = "a" if ns_team == teams[0] else "b"
-        lines = lines_of(figures_of(state), ns_team, ew_team, registered, side)
+    if counted_at(state, ns_team, teams):
+        assert teams is not None and ns_team is not None
+        lines = game_lines(state, ns_team, teams, fs.rosters(conn, [t for t in teams if t is not None]))
     if new is not None and sums:
         fs.add_game(conn, league_game, lines, (new.outcome, new.team_a, new.team_b))
     else:

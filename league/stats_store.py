@@ -73,20 +73,58 @@ def add_game(
     them, without summing again every game they played. Only for a game new to the sums (no lines
     yet, its result just written); any other change sums again (``replace_game``). ``written``: the
     game's outcome and its meeting's teams, when the caller has just written them (else they are read)."""
-    rows = [{**x, "game_id": game} for x in lines]
-    if rows:
-        conn.execute(sa.insert(game_figures), rows)
-    row = (
-        _Result(*written)
-        if written is not None
-        else conn.execute(
+    if written is None:
+        row = conn.execute(
             sa.select(games.c.outcome, meetings.c.team_a, meetings.c.team_b)
             .join(meetings, meetings.c.id == games.c.meeting_id)
             .where(games.c.id == game)
         ).first()
-    )
-    if row is None or row.outcome is None or row.team_b is None:
-        return  # counts for nobody: no sum changes
+        written = (row.outcome, row.team_a, row.team_b) if row is not None else (None, 0, None)
+    add_games(conn, [(game, lines, written)])
+
+
+def add_games(
+    conn: Connection, new: list[tuple[int, list[dict[str, Any]], tuple[str | None, int, int | None]]]
+) -> None:
+    """Several games' first lines written and added to their teams' sums, as ``add_game`` would one
+    after another, in a few statements for all: each (game, its lines, its outcome and its meeting's
+    teams as just written)."""
+    rows = [{**x, "game_id": game} for game, lines, _ in new for x in lines]
+    if rows:
+        conn.execute(sa.insert(game_figures), rows)
+    counted = [(lines, _Result(*written)) for _, lines, written in new]
+    counted = [(lines, r) for lines, r in counted if r.outcome is not None and r.team_b is not None]
+    if not counted:
+        return  # counting for nobody: no sum changes
+    teams = sorted({t for _, r in counted for t in (r.team_a, r.team_b) if t is not None})
+    held = {
+        (r.team_id, r.player): dict(r._mapping)
+        for r in conn.execute(sa.select(team_figures).where(team_figures.c.team_id.in_(teams)))
+    }
+    fresh: dict[tuple[int, str], dict[str, Any]] = {}
+    changed: set[tuple[int, str]] = set()
+    for lines, row in counted:
+        for key, more in _added(lines, row).items():
+            was = held.get(key) or fresh.get(key)
+            if was is None:
+                fresh[key] = {"team_id": key[0], "player": key[1], **more}
+                continue
+            for k, v in more.items():
+                was[k] = max(was[k], v) if k == "biggest" else was[k] + v
+            if key in held:
+                changed.add(key)
+    if fresh:
+        conn.execute(sa.insert(team_figures), list(fresh.values()))
+    if changed:
+        sums = [held[key] for key in sorted(changed)]
+        conn.execute(
+            _ADD,
+            [{"at_team": x["team_id"], "at_player": x["player"], **{f"new_{k}": x[k] for k in _SUMMED}} for x in sums],
+        )
+
+
+def _added(lines: list[dict[str, Any]], row: _Result) -> dict[tuple[int, str], dict[str, int]]:
+    """What a counted game adds to each line of its teams' sums (a team's own, each player's)."""
     result = {"games": 1, "tied": int(row.outcome == "tie")}
     added: dict[tuple[int, str], dict[str, int]] = {}
     for x in lines:  # a player's line counts the game too; a team's line takes its games from the result
@@ -95,24 +133,10 @@ def add_game(
             figures.update(result, won=int(row.outcome == x["side"]))
         added[(x["team_id"], x["player"])] = figures
     for team, side in ((row.team_a, "a"), (row.team_b, "b")):
+        assert team is not None
         line = added.setdefault((team, TEAM_LINE), dict.fromkeys(HAND_FIGURES, 0))
         line.update(result, won=int(row.outcome == side))
-    held = {
-        (r.team_id, r.player): dict(r._mapping)
-        for r in conn.execute(sa.select(team_figures).where(team_figures.c.team_id.in_([row.team_a, row.team_b])))
-    }
-    fresh, changed = [], []
-    for (team, player), more in added.items():
-        was = held.get((team, player))
-        if was is None:
-            fresh.append({"team_id": team, "player": player, **more})
-        else:
-            sums = {k: max(was[k], v) if k == "biggest" else was[k] + v for k, v in more.items()}
-            changed.append({"at_team": team, "at_player": player, **{f"new_{k}": v for k, v in sums.items()}})
-    if fresh:
-        conn.execute(sa.insert(team_figures), fresh)
-    if changed:
-        conn.execute(_ADD, changed)
+    return added
 
 
 _SUMMED = ("games", "won", "tied", *HAND_FIGURES)  # every line added to has all of them

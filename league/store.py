@@ -345,6 +345,26 @@ class Reader:
         )
         return _row(self.conn.execute(q).first())
 
+    def meetings_with_settings(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Meetings as ``meeting_with_settings`` gives each, by id, in one read."""
+        if not ids:
+            return {}
+        q = (
+            sa.select(
+                meetings,
+                rounds.c.number.label("round"),
+                rounds.c.division_id,
+                rounds.c.date.label("round_date"),
+                rounds.c.stage,
+                seasons.c.settings.label("season_settings"),
+            )
+            .join(rounds, rounds.c.id == meetings.c.round_id)
+            .join(divisions, divisions.c.id == rounds.c.division_id)
+            .join(seasons, seasons.c.id == divisions.c.season_id)
+            .where(meetings.c.id.in_(list(ids)))
+        )
+        return {r["id"]: r for r in self._all(q)}
+
     def meetings(self, division: int) -> list[dict[str, Any]]:
         """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
         q = (
@@ -360,6 +380,15 @@ class Reader:
 
     def games(self, meeting: int) -> list[dict[str, Any]]:
         return self._all(sa.select(games).where(games.c.meeting_id == meeting).order_by(games.c.number))
+
+    def games_of_meetings(self, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+        """Each meeting's games, as ``games`` gives them, in one read (a meeting with none: absent)."""
+        out: dict[int, list[dict[str, Any]]] = {}
+        if ids:
+            q = sa.select(games).where(games.c.meeting_id.in_(list(ids))).order_by(games.c.meeting_id, games.c.number)
+            for g in self._all(q):
+                out.setdefault(g["meeting_id"], []).append(g)
+        return out
 
     def division_games(self, division: int, stage: str | None = None) -> list[dict[str, Any]]:
         """Every game of the division (of one stage, if given) with its meeting's teams."""
@@ -446,6 +475,47 @@ class Writer(Reader):
     def next_id(self, table: sa.Table) -> int:
         self.lock_league()
         return super().next_id(table)
+
+    def append_new_games(self, played: list[tuple[dict[str, Any], tuple[int, int]]]) -> None:
+        """Several ``game_played`` events, each of a game new to the league at a round-robin meeting
+        whose teams (a, b) are given: stored and written as ``append`` would one after another, in three
+        statements for all (the events, the games, the teams' totals)."""
+        if not played:
+            return
+        self.lock_league()
+        self.appended += len(played)
+        at = _now()
+        self.conn.execute(
+            sa.insert(events),
+            [{"at": at, "kind": ev.GAME_PLAYED, "payload": json.dumps(p, sort_keys=True)} for p, _ in played],
+        )
+        self.conn.execute(
+            sa.insert(games),
+            [
+                {
+                    "id": p["game"],
+                    "meeting_id": p["meeting"],
+                    "number": p["number"],
+                    "kiosk_id": p["kiosk"],
+                    "kiosk_game": p["kiosk_game"],
+                    **{k: p[k] for k in ("points_a", "points_b", "outcome", "note")},
+                }
+                for p, _ in played
+            ],
+        )
+        added = [
+            _totals_added(
+                team, 1, won=int(outcome == side), lost=int(outcome == other), tied=int(outcome == "tie"), pf=pf, pa=pa
+            )
+            for p, (a, b) in played
+            if (outcome := p["outcome"]) is not None
+            for team, side, other, pf, pa in (
+                (a, "a", "b", p["points_a"], p["points_b"]),
+                (b, "b", "a", p["points_b"], p["points_a"]),
+            )
+        ]
+        if added:
+            self.conn.execute(_ADD_TOTALS, added)
 
     def append(self, kind: str, payload: dict[str, Any]) -> LeagueEvent:
         """Stores the event and writes what follows from it, both or neither."""

@@ -109,11 +109,17 @@ def test_a_push_the_database_could_not_keep_is_refused_alone(world):
 
 def test_concurrent_pushes_are_committed_together_and_stored_as_one_at_a_time_would(world, league_db, tmp_path):
     """Every kiosk sends its game a few events a push, all at once through the ingest: every push is
-    acknowledged in order, the pushes share a few commits, and the league ends up as when the same
-    pushes are stored one at a time."""
+    acknowledged in order, the pushes' events are written in a few groups (the results of the games
+    they end in a transaction or a few after), and the league ends up as when the same pushes are
+    stored one at a time."""
     store, kiosks = world["store"], world["kiosks"]
-    commits = []
+    commits, writes = [], []  # every commit; each group's one statement writing the pushes' events
     sa.event.listen(store.engine, "commit", lambda _conn: commits.append(1))
+    sa.event.listen(
+        store.engine,
+        "before_cursor_execute",
+        lambda _c, _cur, sql, *_a: writes.append(1) if sql.startswith("INSERT INTO kiosk_events") else None,
+    )
     plan = []  # (key, body, last seq of the push), each game's pushes in order
     for (venue, table), key in world["keys"].items():
         events = world["games"][venue]
@@ -128,7 +134,9 @@ def test_concurrent_pushes_are_committed_together_and_stored_as_one_at_a_time_wo
     answers = asyncio.run(all_at_once())
     assert [a["games"][0]["acked"] for a in answers] == [last for _, _, last in plan]
     assert all(a["games"][0]["resend_from"] is None for a in answers)
-    assert len(commits) < len(plan) / 4, f"{len(commits)} commits for {len(plan)} pushes"
+    assert len(writes) < len(plan) / 4, f"the events written in {len(writes)} groups for {len(plan)} pushes"
+    ended = len(world["keys"])  # each kiosk's game ends: its result in a transaction of the results'
+    assert len(commits) <= len(writes) + ended, f"{len(commits)} commits for {len(plan)} pushes"
 
     # The same pushes, one at a time, into a database of their own.
     alone = Store(str(tmp_path / "alone.db"))
@@ -238,3 +246,59 @@ def test_results_a_failure_left_due_are_written_with_the_next(world, monkeypatch
 
     assert asyncio.run(pushes()) == [0, 4]
     assert kiosks.finish_results() == 0
+
+
+def _results_rows(store: Store) -> dict[str, list[tuple]]:
+    """What results write: the games, the kiosk games' league games and notes, the teams' totals, the
+    games' figures and the statistics' sums, and the league's events (their text, not their time)."""
+    from league.kiosk_store import kiosk_games
+    from league.stats_store import game_figures, team_figures
+    from league.store import games, team_totals
+
+    with store.read() as r:
+        out = {t.name: sorted(tuple(row) for row in r.conn.execute(sa.select(t))) for t in (games, team_totals)}
+        for t in (game_figures, team_figures):
+            out[t.name] = sorted(tuple(row) for row in r.conn.execute(sa.select(t)))
+        c = kiosk_games.c
+        out["kiosk_games"] = sorted(r.conn.execute(sa.select(c.kiosk_id, c.game, c.league_game, c.note)).all())
+        out["events"] = [(e.kind, e.payload) for e in r.events()]
+    return out
+
+
+def test_results_written_together_are_those_written_one_at_a_time(world, tmp_path):
+    """The results thread writes the new round-robin games of a batch together: the same rows as one
+    game after another would. Every meeting of the season is played, the first round's results in a
+    batch, the other two rounds' in another (each team twice in it, over sums it already has); a
+    second game at a meeting that has its one game is noted, not counted; some games won by EW."""
+    with world["store"].read() as r:
+        meetings = [m for m in r.meetings(world["division"]) if m["team_b"] is not None]
+        names = {t["id"]: t["name"] for t in r.teams(world["division"])}
+    plan: list[list[tuple[str, dict]]] = [[], []]
+    number = {vt: 0 for vt in world["keys"]}
+    for i, m in enumerate(meetings):
+        at = (m["venue_id"], 1 + i % 2)
+        number[at] += 1
+        game = played_game(tmp_path, (names[m["team_a"]], names[m["team_b"]]), winner="EW" if i % 3 else "NS")
+        plan[m["round"] > 1].append((world["keys"][at], _body(m["id"], game, game=number[at])))
+    again = plan[1][0]
+    number[(meetings[2]["venue_id"], 1)] += 1  # the meeting of the second round's first push, played twice
+    plan[1].append((again[0], {"games": [{**again[1]["games"][0], "game": 9}]}))
+
+    for batch in plan:
+        stored = world["kiosks"].push_events(batch)
+        assert all(not isinstance(answer, Exception) for answer, _ in stored), stored
+        world["kiosks"].write_results([where for _, due in stored for where in due])
+
+    alone = Store(str(tmp_path / "alone.db"))
+    league_with_schedule(alone)
+    one_by_one = Kiosks(alone)
+    keys = {vt: one_by_one.enrol(one_by_one.make_code(*vt))["key"] for vt in world["keys"]}
+    by_key = {key: keys[vt] for vt, key in world["keys"].items()}
+    for key, body in plan[0] + plan[1]:
+        one_by_one.push(by_key[key], body)  # each result in its push's own transaction
+    together, apart = _results_rows(world["store"]), _results_rows(alone)
+    alone.close()
+    assert together == apart
+    assert len(together["games"]) == len(meetings)
+    [note] = [n for _, _, lg, n in together["kiosk_games"] if lg is None]
+    assert "already has its 1 game(s)" in note
