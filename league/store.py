@@ -10,9 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -775,6 +776,10 @@ class Store:
             self.engine = _engine(self.url)
         except (exc.ArgumentError, exc.NoSuchModuleError, OSError) as e:
             raise StoreTrouble(f"cannot open {self.where}: {e}") from None
+        # A SQLite file has one writer at a time: this process's writers (the pushes' thread, the
+        # results' thread, the pages) take turns here, at once, rather than in SQLite's busy handler,
+        # which sleeps in steps of up to 100 ms. PostgreSQL's writers go on side by side.
+        self._writers: AbstractContextManager[Any] = threading.RLock() if self.dialect == "sqlite" else nullcontext()
         if migrate:
             self.migrate()
 
@@ -817,7 +822,12 @@ class Store:
         """One transaction that appends events; organiser actions run one at a time. Without
         ``league_lock`` (a kiosk's push, which mostly writes its own game's rows), the league's lock
         is taken only if the transaction comes to append a league event or read the next id."""
-        with self._trouble(), self.engine.connect().execution_options(writing=True) as conn, conn.begin():
+        with (
+            self._writers,
+            self._trouble(),
+            self.engine.connect().execution_options(writing=True) as conn,
+            conn.begin(),
+        ):
             w = Writer(conn)
             if league_lock:
                 w.lock_league()
