@@ -150,32 +150,36 @@ def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | N
     return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
 
 
-def bound_games(
-    conn: Connection, games: list[tuple[int, int]], for_update: bool = False
-) -> dict[tuple[int, int], dict[str, Any]]:
-    """The bindings of these (kiosk, game) pairs, by pair; ``for_update``: locked until the transaction
-    ends, in the pairs' order, so two pushes of one game take turns while other games' pushes go on
-    (SQLite's writer holds the file's lock anyway)."""
+def bound_with_last(
+    conn: Connection, games: list[tuple[int, int]]
+) -> tuple[dict[tuple[int, int], dict[str, Any]], dict[tuple[int, int], int]]:
+    """The bindings of these (kiosk, game) pairs, by pair, locked until the transaction ends (in the
+    pairs' order, so two pushes of one game take turns while other games' pushes go on; SQLite's
+    writer holds the file's lock anyway); and the highest seq the league holds of each that it holds
+    any of: in one statement (a game has events only once it is bound)."""
     if not games:
-        return {}
+        return {}, {}
+    c = kiosk_events.c
+    last = (
+        sa.select(sa.func.max(c.seq))
+        .where(c.kiosk_id == kiosk_games.c.kiosk_id, c.game == kiosk_games.c.game)
+        .scalar_subquery()
+        .label("last_seq")
+    )
     q = (
-        sa.select(kiosk_games)
+        sa.select(kiosk_games, last)
         .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(games))
         .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
+        .with_for_update(of=kiosk_games)
     )
-    return {(r["kiosk_id"], r["game"]): r for r in _rows(conn, q.with_for_update() if for_update else q)}
-
-
-def last_seqs(conn: Connection, games: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
-    """The highest seq the league holds of each of these (kiosk, game) pairs that it holds any of."""
-    if not games:
-        return {}
-    q = (
-        sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq))
-        .where(sa.tuple_(kiosk_events.c.kiosk_id, kiosk_events.c.game).in_(games))
-        .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
-    )
-    return {(k, g): int(seq) for k, g, seq in conn.execute(q)}
+    bound, seqs = {}, {}
+    for r in _rows(conn, q):
+        where = (r["kiosk_id"], r["game"])
+        last_seq = r.pop("last_seq")
+        bound[where] = r
+        if last_seq is not None:
+            seqs[where] = int(last_seq)
+    return bound, seqs
 
 
 def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> dict[int, str]:
@@ -213,13 +217,14 @@ def results_due(conn: Connection) -> list[tuple[int, int]]:
 
 
 def set_results(conn: Connection, results: list[tuple[int, int, int | None, str | None]]) -> None:
-    """Several kiosk games' league games and notes, as ``set_result`` each: (kiosk, game, league game, note)."""
+    """Several kiosk games' league games and notes, as ``set_result`` each, their results no longer due:
+    (kiosk, game, league game, note)."""
     if results:
         c = kiosk_games.c
         q = (
             sa.update(kiosk_games)
             .where(c.kiosk_id == sa.bindparam("at_kiosk"), c.game == sa.bindparam("at_game"))
-            .values(league_game=sa.bindparam("to_game"), note=sa.bindparam("to_note"))
+            .values(league_game=sa.bindparam("to_game"), note=sa.bindparam("to_note"), result_due=False)
         )
         conn.execute(q, [{"at_kiosk": k, "at_game": g, "to_game": lg, "to_note": n} for k, g, lg, n in results])
 

@@ -285,25 +285,24 @@ class Kiosks:
     def _results(self, due: list[Where]) -> None:
         wanted = sorted(set(due))  # locked in one order, as the pushes lock them
         with self.store.write(league_lock=False) as w:
-            bound = ks.bound_games(w.conn, wanted, for_update=True)
-            last = ks.last_seqs(w.conn, wanted)
+            bound, last = ks.bound_with_last(w.conn, wanted)
             meetings = w.meetings_with_settings(sorted({b["meeting_id"] for b in bound.values()}))
-            written: list[Where] = []
+            alone: list[Where] = []  # written one by one (their marks cleared here; the others' with their notes)
             together: list[tuple[dict[str, Any], GameState]] = []  # new round-robin games: written as one
             for where in dict.fromkeys(due):
                 b = bound.get(where)
                 if b is None or not b["result_due"]:
                     continue  # written meanwhile (by another server process, or a start's sweep)
                 state = self.folds.at(w.conn, where[0], where[1], last.get(where, 0)).state
-                written.append(where)
                 if state is not None and _new_round_robin_game(b, state, meetings[b["meeting_id"]]):
                     together.append((b, state))
                     continue
                 self._new_results(w, together, meetings)  # those before it first: the order decides
                 together = []
                 self._write_result(w, {"id": where[0]}, b, state)
+                alone.append(where)
             self._new_results(w, together, meetings)
-            ks.mark_due(w.conn, written, due=False)
+            ks.mark_due(w.conn, alone, due=False)
             changed = w.appended
         if changed:
             self._tell({None})  # a result changes the standings every venue's board shows
@@ -630,7 +629,7 @@ class _Group:
     @classmethod
     def read(cls, conn: Any, games: list[tuple[int, int]]) -> _Group:
         wanted = sorted(set(games))  # locked in one order, so that two processes never wait on each other
-        return cls(ks.bound_games(conn, wanted, for_update=True), ks.last_seqs(conn, wanted))
+        return cls(*ks.bound_with_last(conn, wanted))
 
     @staticmethod
     def row(where: tuple[int, int], seq: int, text: str, why: str | None) -> dict[str, Any]:
