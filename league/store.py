@@ -264,6 +264,12 @@ def _row(r: sa.Row[Any] | None) -> dict[str, Any] | None:
     return dict(r._mapping) if r is not None else None
 
 
+# A meeting with its round's number, date, division and stage.
+_MEETING = sa.select(
+    meetings, rounds.c.number.label("round"), rounds.c.division_id, rounds.c.date.label("round_date"), rounds.c.stage
+).join(rounds, rounds.c.id == meetings.c.round_id)
+
+
 class Reader:
     """Reads within one transaction."""
 
@@ -314,52 +320,19 @@ class Reader:
 
     def meeting(self, id_: int) -> dict[str, Any] | None:
         """A meeting with its round's number, date and division."""
-        q = (
-            sa.select(
-                meetings,
-                rounds.c.number.label("round"),
-                rounds.c.division_id,
-                rounds.c.date.label("round_date"),
-                rounds.c.stage,
-            )
-            .join(rounds, rounds.c.id == meetings.c.round_id)
-            .where(meetings.c.id == id_)
-        )
-        return _row(self.conn.execute(q).first())
+        return _row(self.conn.execute(_MEETING.where(meetings.c.id == id_)).first())
 
     def meeting_with_settings(self, id_: int) -> dict[str, Any] | None:
         """A meeting as ``meeting`` gives it, and its season's settings (JSON, as stored) as
         ``season_settings``: what a game's result needs, in one read."""
-        q = (
-            sa.select(
-                meetings,
-                rounds.c.number.label("round"),
-                rounds.c.division_id,
-                rounds.c.date.label("round_date"),
-                rounds.c.stage,
-                seasons.c.settings.label("season_settings"),
-            )
-            .join(rounds, rounds.c.id == meetings.c.round_id)
-            .join(divisions, divisions.c.id == rounds.c.division_id)
-            .join(seasons, seasons.c.id == divisions.c.season_id)
-            .where(meetings.c.id == id_)
-        )
-        return _row(self.conn.execute(q).first())
+        return self.meetings_with_settings([id_]).get(id_)
 
     def meetings_with_settings(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """Meetings as ``meeting_with_settings`` gives each, by id, in one read."""
+        """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``), by id."""
         if not ids:
             return {}
         q = (
-            sa.select(
-                meetings,
-                rounds.c.number.label("round"),
-                rounds.c.division_id,
-                rounds.c.date.label("round_date"),
-                rounds.c.stage,
-                seasons.c.settings.label("season_settings"),
-            )
-            .join(rounds, rounds.c.id == meetings.c.round_id)
+            _MEETING.add_columns(seasons.c.settings.label("season_settings"))
             .join(divisions, divisions.c.id == rounds.c.division_id)
             .join(seasons, seasons.c.id == divisions.c.season_id)
             .where(meetings.c.id.in_(list(ids)))
