@@ -12,9 +12,11 @@ A game's result costs far more than its events (14 statements under the league's
 30 events or so). The events are stored with the result marked due, in their own transaction; the
 pushes that ended no game are answered at once, and those that did are handed to the results thread
 (``Kiosks.write_results``), which answers each once its games are in the standings. So a push is
-never answered before what it changed can be seen, while the results of one group are written as the
-next group's events are stored. The mark is cleared with the result: a server that stopped in between
-writes it when it starts again (``Kiosks.finish_results``).
+never answered as stored before what it changed can be seen, while the results of one group are
+written as the next group's events are stored. The mark is cleared with the result. A result that
+cannot be written now is a 503 for its push (the events are kept; the kiosk sends them again, and
+that push writes it); the next batch first writes every result still due, in the order the games
+ended, as does a server's start (``Kiosks.finish_results``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from league.kiosks import Kiosk, Kiosks, Where
-from league.store import StoreUnreachable
+from league.store import StoreTrouble
 
 MOST_A_GROUP = 64  # pushes in one transaction: a group's answers wait for its slowest push
 IDLE = 5.0  # seconds with nothing to do before a thread ends (the next push starts another)
@@ -92,7 +94,9 @@ class Ingest:
         self.kiosks = kiosks
         self._pushes = _Worker[Pushed]("league-ingest", self._store, self._lost)
         self._results = _Worker[Ended]("league-results", self._count, self._lost_results)
-        self._behind = False  # a failure left results due that no push is waiting for
+        # Results may be due that no push here waits for (a stop before this start, a failure): the
+        # next batch writes all that are due first, in the order their games ended.
+        self._behind = True
 
     async def push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
         """Stores a push with those waiting; its answer, or its refusal raised (as ``Kiosks.push``)."""
@@ -118,18 +122,27 @@ class Ingest:
             self._results.put(ended)
 
     def _count(self, ended: list[Ended]) -> None:
+        """Writes the results the pushes left due, then answers them; a push whose result cannot be
+        written now is answered 503 (its events are kept, its result stays due, and the kiosk's retry,
+        or the next batch, writes it)."""
+        wanted = [where for _, _, due in ended for where in due]
         try:
-            self.kiosks.write_results([where for _, _, due in ended for where in due])
-            if self._behind:  # results an earlier failure left due: written now that the database answers
-                self._behind = False
+            if self._behind:  # every result that is due, theirs among them, in the order the games ended
                 self.kiosks.finish_results()
-        except StoreUnreachable as e:  # the events are stored and the results still due: written next time
-            self._behind = True
+                self._behind = False
+                failed = set()
+            else:
+                failed = set(self.kiosks.write_results(wanted))
+        except StoreTrouble as e:
             log.warning("the results of %d pushes are not written yet (%s): they stay due", len(ended), e)
+            failed = set(wanted)
         except Exception:
-            self._behind = True
             log.exception("the results of %d pushes are not written yet: they stay due", len(ended))
-        _settle([(future, answer) for future, answer, _ in ended])
+            failed = set(wanted)
+        if failed:
+            self._behind = True
+        later = StoreTrouble("the game's result cannot be written now: its events are kept; send it again later")
+        _settle([(future, later if failed.intersection(due) else answer) for future, answer, due in ended])
 
     @staticmethod
     def _lost(pushes: list[Pushed]) -> None:
@@ -137,7 +150,8 @@ class Ingest:
 
     @staticmethod
     def _lost_results(ended: list[Ended]) -> None:
-        _settle([(future, answer) for future, answer, _ in ended])  # stored; the results stay due
+        lost = StoreTrouble("the league's results stopped: the events are kept; send them again")
+        _settle([(future, lost) for future, _, _ in ended])  # stored; the results stay due for the retry
 
 
 def _settle(answered: list[tuple[asyncio.Future[Any], Any]]) -> None:

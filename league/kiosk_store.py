@@ -45,8 +45,9 @@ kiosk_games = sa.Table(
     sa.Column("ns_team", sa.Integer, nullable=True),  # the meeting's team that sat NS
     sa.Column("league_game", sa.Integer, nullable=True),  # the league's game, once the kiosk's has ended
     sa.Column("note", sa.Text, nullable=True),  # why its result is not in the standings, for the organiser
-    # Its events are stored and its result not yet written (league/kiosks.py, Kiosks.write_results).
-    sa.Column("result_due", sa.Boolean, nullable=False, server_default=sa.false()),
+    # Its events are stored and its result not yet written (league/kiosks.py, Kiosks.write_results):
+    # since when, with its place among those due at that moment, in an order that sorts; NULL: none due.
+    sa.Column("result_due", sa.String(48), nullable=True),
     sa.Index("kiosk_games_by_meeting", "meeting_id"),  # the board: tonight's meetings' games
 )
 kiosk_events = sa.Table(
@@ -155,31 +156,25 @@ def bound_with_last(
 ) -> tuple[dict[tuple[int, int], dict[str, Any]], dict[tuple[int, int], int]]:
     """The bindings of these (kiosk, game) pairs, by pair, locked until the transaction ends (in the
     pairs' order, so two pushes of one game take turns while other games' pushes go on; SQLite's
-    writer holds the file's lock anyway); and the highest seq the league holds of each that it holds
-    any of: in one statement (a game has events only once it is bound)."""
+    writer holds the file's lock anyway); then the highest seq the league holds of each that it holds
+    any of. Two statements: on PostgreSQL, a statement that waited for a lock still reads as of its
+    start, so a seq read with the lock could miss the events of the push it waited for."""
     if not games:
         return {}, {}
-    c = kiosk_events.c
-    last = (
-        sa.select(sa.func.max(c.seq))
-        .where(c.kiosk_id == kiosk_games.c.kiosk_id, c.game == kiosk_games.c.game)
-        .scalar_subquery()
-        .label("last_seq")
-    )
     q = (
-        sa.select(kiosk_games, last)
+        sa.select(kiosk_games)
         .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(games))
         .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
-        .with_for_update(of=kiosk_games)
+        .with_for_update()
     )
-    bound, seqs = {}, {}
-    for r in _rows(conn, q):
-        where = (r["kiosk_id"], r["game"])
-        last_seq = r.pop("last_seq")
-        bound[where] = r
-        if last_seq is not None:
-            seqs[where] = int(last_seq)
-    return bound, seqs
+    bound = {(r["kiosk_id"], r["game"]): r for r in _rows(conn, q)}
+    c = kiosk_events.c
+    last = (
+        sa.select(c.kiosk_id, c.game, sa.func.max(c.seq))
+        .where(sa.tuple_(c.kiosk_id, c.game).in_(games))
+        .group_by(c.kiosk_id, c.game)
+    )
+    return bound, {(k, g): int(seq) for k, g, seq in conn.execute(last)}
 
 
 def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> dict[int, str]:
@@ -196,23 +191,33 @@ def bind_game(
     """Binds a kiosk game to a meeting; the binding's row as written."""
     row = {"kiosk_id": kiosk_id, "game": game, "meeting_id": meeting, "bound_at": now, "ns_team": ns_team}
     conn.execute(sa.insert(kiosk_games).values(**row))
-    return {**row, "league_game": None, "note": None, "result_due": False}
+    return {**row, "league_game": None, "note": None, "result_due": None}
 
 
-def mark_due(conn: Connection, games: list[tuple[int, int]], due: bool = True) -> None:
-    """These (kiosk, game) pairs' results are due (their events stored), or (``due`` False) written."""
+def mark_due(conn: Connection, games: list[tuple[int, int]], now: str) -> None:
+    """These (kiosk, game) pairs' results are due (their events stored), in this order, from ``now``;
+    one due already keeps its place."""
+    if games:
+        c = kiosk_games.c
+        q = (
+            sa.update(kiosk_games)
+            .where(c.kiosk_id == sa.bindparam("at_kiosk"), c.game == sa.bindparam("at_game"), c.result_due.is_(None))
+            .values(result_due=sa.bindparam("since"))
+        )
+        conn.execute(q, [{"at_kiosk": k, "at_game": g, "since": f"{now}/{i:05d}"} for i, (k, g) in enumerate(games)])
+
+
+def clear_due(conn: Connection, games: list[tuple[int, int]]) -> None:
+    """These (kiosk, game) pairs' results are written."""
     if games:
         where = sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(games)
-        conn.execute(sa.update(kiosk_games).where(where).values(result_due=due))
+        conn.execute(sa.update(kiosk_games).where(where).values(result_due=None))
 
 
 def results_due(conn: Connection) -> list[tuple[int, int]]:
-    """Every (kiosk, game) whose result is due, oldest binding first."""
-    q = (
-        sa.select(kiosk_games.c.kiosk_id, kiosk_games.c.game)
-        .where(kiosk_games.c.result_due)
-        .order_by(kiosk_games.c.bound_at, kiosk_games.c.kiosk_id, kiosk_games.c.game)
-    )
+    """Every (kiosk, game) whose result is due, in the order their games ended."""
+    c = kiosk_games.c
+    q = sa.select(c.kiosk_id, c.game).where(c.result_due.is_not(None)).order_by(c.result_due, c.kiosk_id, c.game)
     return [(r[0], r[1]) for r in conn.execute(q)]
 
 
@@ -224,7 +229,7 @@ def set_results(conn: Connection, results: list[tuple[int, int, int | None, str 
         q = (
             sa.update(kiosk_games)
             .where(c.kiosk_id == sa.bindparam("at_kiosk"), c.game == sa.bindparam("at_game"))
-            .values(league_game=sa.bindparam("to_game"), note=sa.bindparam("to_note"), result_due=False)
+            .values(league_game=sa.bindparam("to_game"), note=sa.bindparam("to_note"), result_due=None)
         )
         conn.execute(q, [{"at_kiosk": k, "at_game": g, "to_game": lg, "to_note": n} for k, g, lg, n in results])
 

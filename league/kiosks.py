@@ -253,19 +253,22 @@ class Kiosks:
         except Exception as e:  # the push's own answer (a 503, a 500), never another push's
             return e, []
 
-    def write_results(self, due: list[Where]) -> None:
+    def write_results(self, due: list[Where]) -> list[Where]:
         """Writes the results of these (kiosk, game) pairs left due by ``push_events``, in the order
         given (which decides the last place left in a meeting), each from the game as the league now
-        holds it, and clears their marks: in one transaction, or one at a time when that fails. One
-        that cannot be written stays due, said in the log (the next start writes it, or the game's next
-        push); a database that cannot be reached now is raised."""
+        holds it, and clears their marks: in one transaction, or one at a time when that fails.
+        Returns those that could not be written (still due, said in the log: the game's next push, a
+        retry of its last, writes it, or the next start); a database that cannot be reached now is
+        raised."""
         if not due:
-            return
+            return []
         try:
             self._results(due)
+            return []
         except StoreUnreachable:
             raise
         except Exception:
+            failed = []
             for where in dict.fromkeys(due):
                 try:
                     self._results([where])
@@ -273,18 +276,23 @@ class Kiosks:
                     raise
                 except Exception:
                     log.exception("the result of kiosk %d's game %d is not written: it stays due", *where)
+                    failed.append(where)
+            return failed
 
     def finish_results(self) -> int:
-        """Writes every result still due (a server that stopped between a game's events and its
-        result); how many were due."""
+        """Writes every result still due (a server that stopped, or failed, between a game's events
+        and its result), in the order the games ended; how many were due. StoreTrouble when one
+        cannot be written."""
         with self.store.read() as r:
             due = ks.results_due(r.conn)
-        self.write_results(due)
+        failed = self.write_results(due)
+        if failed:
+            raise StoreTrouble(f"the results of {len(failed)} kiosk game(s) cannot be written now")
         return len(due)
 
     def _results(self, due: list[Where]) -> None:
         wanted = sorted(set(due))  # locked in one order, as the pushes lock them
-        with self.store.write(league_lock=False) as w:
+        with self.store.write() as w:  # the league's lock first: the meetings and settings hold till the end
             bound, last = ks.bound_with_last(w.conn, wanted)
             meetings = w.meetings_with_settings(sorted({b["meeting_id"] for b in bound.values()}))
             alone: list[Where] = []  # written one by one (their marks cleared here; the others' with their notes)
@@ -302,7 +310,7 @@ class Kiosks:
                 self._write_result(w, {"id": where[0]}, b, state)
                 alone.append(where)
             self._new_results(w, together, meetings)
-            ks.mark_due(w.conn, alone, due=False)
+            ks.clear_due(w.conn, alone)
             changed = w.appended
         if changed:
             self._tell({None})  # a result changes the standings every venue's board shows
@@ -385,7 +393,7 @@ class Kiosks:
                     boards.add(k["venue_id"])
             group.write(w.conn, now)
             if defer:
-                ks.mark_due(w.conn, list(group.ended))
+                ks.mark_due(w.conn, list(group.ended), now)
             else:
                 # Last, so that the league's lock (a result's standings) is held from here to the commit
                 # only; in the order the games ended, which decides the last place left in a meeting.
@@ -394,6 +402,7 @@ class Kiosks:
                         self._write_result(w, kiosk, bound, folding.state)
                     except (KioskRefused, LeagueRefused) as e:
                         raise _Alone(e) from e
+                ks.clear_due(w.conn, [where for where, (_, b, _) in group.ended.items() if b.get("result_due")])
                 if w.appended:
                     boards = {None}  # a result changes the standings every venue's board shows
         self.folds.keep(list(group.folded.items()))  # only once the pushes are stored
@@ -499,6 +508,10 @@ class Kiosks:
         ended = folding is not None and folding.state is not None and folding.state.status != OPEN
         if folding is not None and (ended or bound["league_game"] is not None):
             group.ended[where] = (kiosk, bound, folding)
+        elif bound.get("result_due") and where not in group.ended:
+            # Its result was left due (the server failed, or stopped, before writing it): this push,
+            # the kiosk's retry of its last, writes it now.
+            group.ended[where] = (kiosk, bound, folding or group.folding(w.conn, self.folds, where, expected - 1))
         return {
             "game": game,
             "meeting": bound["meeting_id"],

@@ -217,35 +217,75 @@ def test_a_push_that_ends_a_game_is_answered_once_its_result_is_in_the_standings
     assert asyncio.run(pushes()) == [0, 2]
 
 
-def test_results_a_failure_left_due_are_written_with_the_next(world, monkeypatch):
-    """The database failing just as a result is written leaves it due (the push, whose events are
-    stored, is answered); the next result the ingest writes brings it along."""
-    from league.store import StoreUnreachable
+def test_a_result_the_database_fails_to_write_is_a_503_and_written_with_the_next(world, monkeypatch):
+    """The database failing just as a result is written: the push is answered 503 (its events kept,
+    its result due), and the kiosk's retry of it, all duplicates, writes it (with every other result
+    still due, in the order the games ended) and is answered as stored."""
+    from league.store import StoreTrouble, StoreUnreachable
 
     kiosks = world["kiosks"]
     real, calls = kiosks._results, []
 
     def failing_once(due):
         calls.append(due)
-        if len(calls) == 1:
+        if len(calls) == 2:  # the second push's result
             raise StoreUnreachable("cannot use the database: the server closed the connection")
         real(due)
 
     monkeypatch.setattr(kiosks, "_results", failing_once)
     v1, v2 = world["venues"]
+    pushed = {v: json.dumps(_body(world["meeting_at"][v], world["games"][v])).encode() for v in (v1, v2)}
 
-    async def pushes() -> list[int]:
+    async def pushes() -> list:
         ingest = Ingest(kiosks)
         seen = []
-        for v in (v1, v2):
-            await ingest.push(
-                world["keys"][(v, 1)], json.dumps(_body(world["meeting_at"][v], world["games"][v])).encode()
-            )
-            seen.append(_standing_games(world))
+        for v in (v1, v2, v2):
+            try:
+                answer = await ingest.push(world["keys"][(v, 1)], pushed[v])
+                seen.append((answer["games"][0]["duplicates"] > 0, _standing_games(world)))
+            except StoreTrouble as e:
+                seen.append((str(e), _standing_games(world)))
         return seen
 
-    assert asyncio.run(pushes()) == [0, 4]
+    first, second, retry = asyncio.run(pushes())
+    assert first == (False, 2)
+    assert "cannot be written now" in second[0] and second[1] == 2
+    assert retry == (True, 4)  # all duplicates: the result left due written with it
     assert kiosks.finish_results() == 0
+
+
+def test_the_kiosks_retry_of_a_push_whose_result_was_left_due_writes_it(world):
+    """A push whose result was left due (here: stored through ``push_events`` and no result written)
+    sent again, all of it duplicates: that push writes the result, through the library as through the
+    ingest."""
+    v1 = world["venues"][0]
+    body = _body(world["meeting_at"][v1], world["games"][v1])
+    world["kiosks"].push_events([(world["keys"][(v1, 1)], body)])
+    assert _standing_games(world) == 0
+    answer = world["kiosks"].push(world["keys"][(v1, 1)], body)
+    assert answer["games"][0]["stored"] == 0 and _standing_games(world) == 2
+    assert world["kiosks"].finish_results() == 0  # its mark cleared with it
+
+
+def test_results_left_due_are_written_in_the_order_their_games_ended(world, tmp_path):
+    """A meeting with room for one game and two games played at it: the one bound later but ended
+    first takes the place when the results left due by a stop are written; the other is noted."""
+    v1 = world["venues"][0]
+    meeting = world["meeting_at"][v1]
+    early, late = world["keys"][(v1, 2)], world["keys"][(v1, 1)]
+    game = world["games"][v1]
+    kiosks = world["kiosks"]
+    kiosks.push_events([(late, _body(meeting, game[:3]))])  # bound first
+    kiosks.push_events([(early, _body(meeting, game[:3]))])
+    kiosks.push_events([(early, _body(meeting, game[3:]))])  # ended first
+    kiosks.push_events([(late, _body(meeting, game[3:]))])
+    assert kiosks.finish_results() == 2
+    with world["store"].read() as r:
+        [counted] = r.games(meeting)
+        notes = dict(r.conn.execute(sa.text("SELECT kiosk_id, note FROM kiosk_games")).all())
+    first, second = (kiosks.kiosk_for_key(k)["id"] for k in (early, late))
+    assert counted["kiosk_id"] == first and notes[first] is None
+    assert "already has its 1 game(s)" in notes[second]
 
 
 def _results_rows(store: Store) -> dict[str, list[tuple]]:

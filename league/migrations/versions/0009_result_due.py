@@ -1,6 +1,7 @@
-"""A kiosk game whose result is due: its events are stored (and acknowledged) and its result is
-written into the standings just after, in a transaction of its own; the mark, set with the events and
-cleared with the result, lets a server that stopped in between write it when it starts again.
+"""A kiosk game whose result is due: its events are stored and its result is written into the standings
+just after, in a transaction of its own; the mark, set with the events and cleared with the result,
+lets a server that stopped (or failed) in between write it later, in the order the games ended: it is
+when the game became due and its place among those due at that moment, in an order that sorts.
 
 Revision ID: 0009
 Revises: 0008
@@ -14,7 +15,7 @@ down_revision = "0008"
 
 
 def upgrade() -> None:
-    op.add_column("kiosk_games", sa.Column("result_due", sa.Boolean, nullable=False, server_default=sa.false()))
+    op.add_column("kiosk_games", sa.Column("result_due", sa.String(48), nullable=True))
 
 
 def downgrade() -> None:
