@@ -63,7 +63,10 @@ def queued_games(store: Store) -> int:
     return int(store.conn.execute("SELECT COUNT(DISTINCT game) FROM outbox").fetchone()[0])
 
 
-def waiting(store: Store, most_events: int, most_games: int = 50) -> list[OutgoingGame]:
+MOST_GAMES = 50  # games in one push (the league takes 50)
+
+
+def waiting(store: Store, most_events: int, most_games: int = MOST_GAMES) -> list[OutgoingGame]:
     """The oldest waiting events, at most ``most_events`` in all, by game, skipping games held for
     the organiser (a divergence, a refusal)."""
     rows = store.conn.execute(

@@ -221,7 +221,8 @@ class Sync:
             if self.push(store, link, games):
                 self.backoff.reset()
                 self.note(CONNECTED, None)
-                if sum(len(g.events) for g in games) < self.most_events:  # all that waited: gather the next
+                full = sum(len(g.events) for g in games) >= self.most_events or len(games) >= outbox.MOST_GAMES
+                if not full:  # it took all that waited: the next gathers what the table stores meanwhile
                     self.next_push = began + self.pace.gather
                 return 0.0
             wait = self.backoff.wait()

@@ -324,6 +324,21 @@ def test_a_league_slow_to_answer_gets_fewer_and_larger_pushes_not_more(tmp_path)
     kiosk.close()
 
 
+def test_a_push_of_as_many_games_as_a_push_takes_is_followed_at_once(tmp_path):
+    """More games waiting than a push carries (``outbox.MOST_GAMES``), however few their events: the
+    push that carried as many as it could is no reason to pause either."""
+    with FalseLeague([_all_acked]) as league:
+        kiosk = _joined_to(tmp_path / "kiosk.db", league.url)
+        for _ in range(outbox.MOST_GAMES + 5):
+            kiosk.game = None  # a new game for each hand
+            kiosk.hand()
+        with worker(kiosk.path, Pace(**{**QUICK.__dict__, "gather": 30.0})):
+            wait_until(lambda: delivered(kiosk), 20, "every game delivered without a pause after a push of 50")
+        games = [len(body["games"]) for body in league.pushes]
+    assert games[0] == outbox.MOST_GAMES and sum(games) == outbox.MOST_GAMES + 5
+    kiosk.close()
+
+
 def test_a_full_push_is_followed_at_once_by_the_next(tmp_path):
     """A push that could not take all that waited (``Pace.most_events``) is no reason to pause: a
     backlog goes as fast as the league answers."""
