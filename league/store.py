@@ -463,30 +463,9 @@ class Writer(Reader):
             sa.insert(events),
             [{"at": at, "kind": ev.GAME_PLAYED, "payload": json.dumps(p, sort_keys=True)} for p, _ in played],
         )
-        self.conn.execute(
-            sa.insert(games),
-            [
-                {
-                    "id": p["game"],
-                    "meeting_id": p["meeting"],
-                    "number": p["number"],
-                    "kiosk_id": p["kiosk"],
-                    "kiosk_game": p["kiosk_game"],
-                    **{k: p[k] for k in ("points_a", "points_b", "outcome", "note")},
-                }
-                for p, _ in played
-            ],
-        )
+        self.conn.execute(sa.insert(games), [_played_row(p) for p, _ in played])
         added = [
-            _totals_added(
-                team, 1, won=int(outcome == side), lost=int(outcome == other), tied=int(outcome == "tie"), pf=pf, pa=pa
-            )
-            for p, (a, b) in played
-            if (outcome := p["outcome"]) is not None
-            for team, side, other, pf, pa in (
-                (a, "a", "b", p["points_a"], p["points_b"]),
-                (b, "b", "a", p["points_b"], p["points_a"]),
-            )
+            row for p, (a, b) in played for row in _game_totals(a, b, p["points_a"], p["points_b"], p["outcome"], 1)
         ]
         if added:
             self.conn.execute(_ADD_TOTALS, added)
@@ -588,16 +567,7 @@ def _write(conn: Connection, kind: str, p: dict[str, Any]) -> None:
         figures = {k: p[k] for k in ("points_a", "points_b", "outcome", "note")}
         old = conn.execute(sa.select(games).where(games.c.id == p["game"])).first()
         if old is None:
-            conn.execute(
-                sa.insert(games).values(
-                    id=p["game"],
-                    meeting_id=p["meeting"],
-                    number=p["number"],
-                    kiosk_id=p["kiosk"],
-                    kiosk_game=p["kiosk_game"],
-                    **figures,
-                )
-            )
+            conn.execute(sa.insert(games).values(**_played_row(p)))
             _count_game(conn, p["meeting"], p["points_a"], p["points_b"], p["outcome"], 1)
         elif old.ruled_reason is None:  # a ruling stands: a later correction at the table changes nothing
             conn.execute(sa.update(games).where(games.c.id == p["game"]).values(**figures))
@@ -707,15 +677,36 @@ def _count_game(conn: Connection, meeting: int, points_a: int, points_b: int, ou
     m = conn.execute(q).first()
     if m is None or m.team_b is None or m.stage != ROUND_ROBIN:  # playoff games are not in the standings
         return
+    conn.execute(_ADD_TOTALS, _game_totals(m.team_a, m.team_b, points_a, points_b, outcome, times))
+
+
+def _game_totals(
+    team_a: int, team_b: int, points_a: int, points_b: int, outcome: str | None, times: int
+) -> list[dict[str, int]]:
+    """What a game's result adds to its two teams' totals (``times`` -1: takes it back), as the
+    parameters of ``_ADD_TOTALS``; nothing for a game that counts for nobody."""
+    if outcome is None:
+        return []
     tied = int(outcome == "tie")
-    added = [
+    return [
         _totals_added(team, times, won=int(outcome == side), lost=int(outcome == other), tied=tied, pf=pf, pa=pa)
         for team, side, other, pf, pa in (
-            (m.team_a, "a", "b", points_a, points_b),
-            (m.team_b, "b", "a", points_b, points_a),
+            (team_a, "a", "b", points_a, points_b),
+            (team_b, "b", "a", points_b, points_a),
         )
     ]
-    conn.execute(_ADD_TOTALS, added)
+
+
+def _played_row(p: dict[str, Any]) -> dict[str, Any]:
+    """The ``games`` row of a ``game_played`` event's game, new to the league."""
+    return {
+        "id": p["game"],
+        "meeting_id": p["meeting"],
+        "number": p["number"],
+        "kiosk_id": p["kiosk"],
+        "kiosk_game": p["kiosk_game"],
+        **{k: p[k] for k in ("points_a", "points_b", "outcome", "note")},
+    }
 
 
 def _count_forfeit(conn: Connection, meeting: int, forfeiting: int) -> None:
