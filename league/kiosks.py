@@ -29,7 +29,7 @@ from league import store as st
 from league.organiser import advance_playoffs
 from league.season import LeagueRefused, read_settings
 from league.standings import TIE, A, B
-from league.stats import NewGame, counted_at, game_lines, write_figures
+from league.stats import counted_at, game_lines, write_figures
 from league.store import Reader, Store, StoreTrouble, StoreUnreachable, Writer
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
@@ -330,7 +330,7 @@ class Kiosks:
         next_game = w.next_id(st.games)
         new: list[tuple[dict[str, Any], tuple[int, int]]] = []
         results: list[tuple[int, int, int | None, str | None]] = []
-        figures: list[tuple[int, list[dict[str, Any]], tuple[str | None, int, int | None]]] = []
+        figures: list[tuple[int, list[dict[str, Any]], fs.NewGame]] = []
         for b, state in together:
             m = meetings[b["meeting_id"]]
             settings = read_settings(json.loads(m["season_settings"]))
@@ -350,7 +350,7 @@ class Kiosks:
             results.append((b["kiosk_id"], b["game"], g["id"], note))
             pair = (m["team_a"], m["team_b"])
             lines = game_lines(state, b["ns_team"], pair, rosters) if counted_at(state, b["ns_team"], pair) else []
-            figures.append((g["id"], lines, (outcome, m["team_a"], m["team_b"])))
+            figures.append((g["id"], lines, fs.NewGame(outcome, m["team_a"], m["team_b"])))
         w.append_new_games(new)
         ks.set_results(w.conn, results)
         fs.add_games(w.conn, figures)
@@ -539,7 +539,7 @@ class Kiosks:
 
     def _record_result(
         self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None
-    ) -> tuple[int | None, NewGame | None]:
+    ) -> tuple[int | None, fs.NewGame | None]:
         """A kiosk game that has ended becomes (or updates) its meeting's game in the standings: that
         game's id (None while the game goes on, or when it does not count) and, when it was written
         just now, its outcome and its meeting's teams."""
@@ -570,7 +570,7 @@ class Kiosks:
         w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
         _advance(w, kiosk, bound, m, g["id"])
-        return int(g["id"]), NewGame(outcome, m["team_a"], m["team_b"])
+        return int(g["id"]), fs.NewGame(outcome, m["team_a"], m["team_b"])
 
 
 def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], m: dict[str, Any], league_game: int) -> None:

@@ -57,16 +57,6 @@ def _hand(f: Figures) -> dict[str, int]:
     return {k: getattr(f, k) for k in HAND_FIGURES}
 
 
-@dataclass(frozen=True)
-class NewGame:
-    """A league game written just now from a kiosk game: its outcome (None: it counts for nobody) and
-    its meeting's teams."""
-
-    outcome: str | None
-    team_a: int
-    team_b: int | None
-
-
 def counted_at(state: GameState | None, ns_team: int | None, teams: tuple[int, int | None] | None) -> bool:
     """Whether a kiosk game has figures to count: it folds, and one of its meeting's two teams sat NS."""
     return state is not None and ns_team is not None and teams is not None and ns_team in teams and teams[1] is not None
@@ -92,7 +82,7 @@ def write_figures(
     state: GameState | None,
     *,
     sums: bool = True,
-    new: NewGame | None = None,
+    new: fs.NewGame | None = None,
 ) -> None:
     """A kiosk game's figures in place of those it had, and (``sums``) its teams' sums; no figures when
     the game cannot be folded or nobody knows which team sat NS (its result then waits for the
@@ -105,7 +95,7 @@ def write_figures(
         assert teams is not None and ns_team is not None
         lines = game_lines(state, ns_team, teams, fs.rosters(conn, [t for t in teams if t is not None]))
     if new is not None and sums:
-        fs.add_game(conn, league_game, lines, (new.outcome, new.team_a, new.team_b))
+        fs.add_games(conn, [(league_game, lines, new)])
     else:
         fs.replace_game(conn, league_game, lines, sums=sums)
 

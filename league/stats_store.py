@@ -60,40 +60,23 @@ def replace_game(conn: Connection, game: int, lines: Iterable[dict[str, Any]], *
         sum_game(conn, game)
 
 
-class _Result(NamedTuple):
+class NewGame(NamedTuple):
+    """A league game written just now: its outcome (None: it counts for nobody) and its meeting's teams."""
+
     outcome: str | None
     team_a: int
     team_b: int | None
 
 
-def add_game(
-    conn: Connection, game: int, lines: list[dict[str, Any]], written: tuple[str | None, int, int | None] | None = None
-) -> None:
-    """A game's first lines written, and added to its teams' sums: what ``sum_teams`` would write for
-    them, without summing again every game they played. Only for a game new to the sums (no lines
-    yet, its result just written); any other change sums again (``replace_game``). ``written``: the
-    game's outcome and its meeting's teams, when the caller has just written them (else they are read)."""
-    if written is None:
-        row = conn.execute(
-            sa.select(games.c.outcome, meetings.c.team_a, meetings.c.team_b)
-            .join(meetings, meetings.c.id == games.c.meeting_id)
-            .where(games.c.id == game)
-        ).first()
-        written = (row.outcome, row.team_a, row.team_b) if row is not None else (None, 0, None)
-    add_games(conn, [(game, lines, written)])
-
-
-def add_games(
-    conn: Connection, new: list[tuple[int, list[dict[str, Any]], tuple[str | None, int, int | None]]]
-) -> None:
-    """Several games' first lines written and added to their teams' sums, as ``add_game`` would one
-    after another, in a few statements for all: each (game, its lines, its outcome and its meeting's
-    teams as just written)."""
+def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]]) -> None:
+    """Games' first lines written, and added to their teams' sums: what ``sum_teams`` would write for
+    them, without summing again every game they played; each (game, its lines, its result as just
+    written). Only for games new to the sums (no lines yet, their results just written); any other
+    change sums again (``replace_game``). A few statements for all, whatever their number."""
     rows = [{**x, "game_id": game} for game, lines, _ in new for x in lines]
     if rows:
         conn.execute(sa.insert(game_figures), rows)
-    counted = [(lines, _Result(*written)) for _, lines, written in new]
-    counted = [(lines, r) for lines, r in counted if r.outcome is not None and r.team_b is not None]
+    counted = [(lines, r) for _, lines, r in new if r.outcome is not None and r.team_b is not None]
     if not counted:
         return  # counting for nobody: no sum changes
     teams = sorted({t for _, r in counted for t in (r.team_a, r.team_b) if t is not None})
@@ -123,7 +106,7 @@ def add_games(
         )
 
 
-def _added(lines: list[dict[str, Any]], row: _Result) -> dict[tuple[int, str], dict[str, int]]:
+def _added(lines: list[dict[str, Any]], row: NewGame) -> dict[tuple[int, str], dict[str, int]]:
     """What a counted game adds to each line of its teams' sums (a team's own, each player's)."""
     result = {"games": 1, "tied": int(row.outcome == "tie")}
     added: dict[tuple[int, str], dict[str, int]] = {}
