@@ -294,26 +294,34 @@ class Kiosks:
         wanted = sorted(set(due))  # locked in one order, as the pushes lock them
         with self.store.write() as w:  # the league's lock first: the meetings and settings hold till the end
             bound, last = ks.bound_with_last(w.conn, wanted)
-            meetings = w.meetings_with_settings(sorted({b["meeting_id"] for b in bound.values()}))
-            alone: list[Where] = []  # written one by one (their marks cleared here; the others' with their notes)
-            together: list[tuple[dict[str, Any], GameState]] = []  # new round-robin games: written as one
-            for where in dict.fromkeys(due):
-                b = bound.get(where)
-                if b is None or not b["result_due"]:
-                    continue  # written meanwhile (by another server process, or a start's sweep)
-                state = self.folds.at(w.conn, where[0], where[1], last.get(where, 0)).state
-                if state is not None and _new_round_robin_game(b, state, meetings[b["meeting_id"]]):
-                    together.append((b, state))
-                    continue
-                self._new_results(w, together, meetings)  # those before it first: the order decides
-                together = []
-                self._write_result(w, {"id": where[0]}, b, state)
-                alone.append(where)
-            self._new_results(w, together, meetings)
-            ks.clear_due(w.conn, alone)
+            ended = [
+                (b, self.folds.at(w.conn, where[0], where[1], last.get(where, 0)).state)
+                for where in dict.fromkeys(due)
+                # Not written meanwhile (by another server process, or a start's sweep):
+                if (b := bound.get(where)) is not None and b["result_due"]
+            ]
+            ks.clear_due(w.conn, self._write_ended(w, ended))
             changed = w.appended
         if changed:
             self._tell({None})  # a result changes the standings every venue's board shows
+
+    def _write_ended(self, w: Writer, ended: list[tuple[dict[str, Any], GameState | None]]) -> list[Where]:
+        """The results of these kiosk games (their bindings, and their states as the league holds them),
+        in order: new round-robin games together (``_new_results``), any other by itself, those before
+        it first. Returns the games written by themselves (``_new_results`` clears its games' marks)."""
+        meetings = w.meetings_with_settings(sorted({b["meeting_id"] for b, _ in ended}))
+        alone: list[Where] = []
+        together: list[tuple[dict[str, Any], GameState]] = []
+        for b, state in ended:
+            if state is not None and _new_round_robin_game(b, state, meetings[b["meeting_id"]]):
+                together.append((b, state))
+                continue
+            self._new_results(w, together, meetings)  # those before it first: the order decides
+            together = []
+            self._write_result(w, {"id": b["kiosk_id"]}, b, state)
+            alone.append((b["kiosk_id"], b["game"]))
+        self._new_results(w, together, meetings)
+        return alone
 
     def _new_results(
         self, w: Writer, together: list[tuple[dict[str, Any], GameState]], meetings: dict[int, dict[str, Any]]
@@ -336,13 +344,11 @@ class Kiosks:
             settings = read_settings(json.loads(m["season_settings"]))
             points_a, points_b, outcome, note = _figures(state, settings.rules, b, m)
             theirs = played.setdefault(m["id"], [])
-            if outcome is not None and sum(g["outcome"] is not None for g in theirs) >= settings.games_per_meeting:
-                full = (
-                    f"meeting {m['id']} already has its {settings.games_per_meeting} game(s): this one is not counted"
-                )
+            full = _no_room(m["id"], theirs, outcome, settings.games_per_meeting)
+            if full is not None:
                 results.append((b["kiosk_id"], b["game"], None, full))
                 continue
-            g = {"id": next_game, "meeting_id": m["id"], "number": max((x["number"] for x in theirs), default=0) + 1}
+            g = {"id": next_game, "meeting_id": m["id"], "number": _next_number(theirs)}
             next_game += 1
             figured = {"points_a": points_a, "points_b": points_b, "outcome": outcome, "note": note}
             new.append(({**_who(g, {"id": b["kiosk_id"]}, b), **figured}, (m["team_a"], m["team_b"])))
@@ -397,12 +403,11 @@ class Kiosks:
             else:
                 # Last, so that the league's lock (a result's standings) is held from here to the commit
                 # only; in the order the games ended, which decides the last place left in a meeting.
-                for kiosk, bound, folding in list(group.ended.values()):
-                    try:
-                        self._write_result(w, kiosk, bound, folding.state)
-                    except (KioskRefused, LeagueRefused) as e:
-                        raise _Alone(e) from e
-                ks.clear_due(w.conn, [where for where, (_, b, _) in group.ended.items() if b.get("result_due")])
+                try:
+                    alone = self._write_ended(w, [(b, folding.state) for _, b, folding in group.ended.values()])
+                except (KioskRefused, LeagueRefused) as e:
+                    raise _Alone(e) from e
+                ks.clear_due(w.conn, [where for where in alone if group.ended[where][1]["result_due"]])
                 if w.appended:
                     boards = {None}  # a result changes the standings every venue's board shows
         self.folds.keep(list(group.folded.items()))  # only once the pushes are stored
@@ -560,13 +565,11 @@ class Kiosks:
                 _advance(w, kiosk, bound, m, g["id"])
             return int(g["id"]), None
         played = w.games(m["id"])
-        counting = [g for g in played if g["outcome"] is not None]
-        if outcome is not None and len(counting) >= settings.games_per_meeting:
-            full = f"meeting {m['id']} already has its {settings.games_per_meeting} game(s): this one is not counted"
+        full = _no_room(m["id"], played, outcome, settings.games_per_meeting)
+        if full is not None:
             ks.set_result(w.conn, kiosk["id"], bound["game"], None, full)
             return None, None
-        number = max((g["number"] for g in played), default=0) + 1
-        g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": number}
+        g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": _next_number(played)}
         w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
         _advance(w, kiosk, bound, m, g["id"])
@@ -717,6 +720,19 @@ def _figures(
     ns_is_a = bound["ns_team"] == m["team_a"]
     outcome, note = _outcome(state, season_rules, ns_is_a)
     return (ns, ew, outcome, note) if ns_is_a else (ew, ns, outcome, note)
+
+
+def _no_room(meeting: int, played: list[dict[str, Any]], outcome: str | None, games_per_meeting: int) -> str | None:
+    """Why a game that counts finds no place left at its meeting (None: it has one); a game that counts
+    for nobody always has."""
+    if outcome is None or sum(g["outcome"] is not None for g in played) < games_per_meeting:
+        return None
+    return f"meeting {meeting} already has its {games_per_meeting} game(s): this one is not counted"
+
+
+def _next_number(played: list[dict[str, Any]]) -> int:
+    """The number of a meeting's next game."""
+    return max((g["number"] for g in played), default=0) + 1
 
 
 def _new_round_robin_game(bound: dict[str, Any], state: GameState, m: dict[str, Any]) -> bool:
