@@ -78,7 +78,7 @@ class _Worker(Generic[Item]):
                     self._waiting.clear()
 
 
-Pushed = tuple[Kiosk, Any, "asyncio.Future[Any]"]  # a push as it came: its key, its body, who waits
+Arrived = tuple[Kiosk, Any, "asyncio.Future[Any]"]  # a push as it came: its key, its body, who waits
 Ended = tuple["asyncio.Future[Any]", dict[str, Any], list[Where]]  # a push stored: its answer, its results due
 
 
@@ -92,7 +92,7 @@ class Ingest:
 
     def __init__(self, kiosks: Kiosks) -> None:
         self.kiosks = kiosks
-        self._pushes = _Worker[Pushed]("league-ingest", self._store, self._lost)
+        self._pushes = _Worker[Arrived]("league-ingest", self._store, self._lost)
         self._results = _Worker[Ended]("league-results", self._count, self._lost_results)
         # Results may be due that no push here waits for (a stop before this start, a failure): the
         # next batch writes all that are due first, in the order their games ended.
@@ -105,7 +105,7 @@ class Ingest:
         result: dict[str, Any] = await answer
         return result
 
-    def _store(self, group: list[Pushed]) -> None:
+    def _store(self, group: list[Arrived]) -> None:
         try:
             stored = self.kiosks.push_events([(kiosk, body) for kiosk, body, _ in group])
         except Exception as e:  # the database cannot be reached (StoreUnreachable): each push hears it
@@ -145,7 +145,7 @@ class Ingest:
         _settle([(future, later if failed.intersection(due) else answer) for future, answer, due in ended])
 
     @staticmethod
-    def _lost(pushes: list[Pushed]) -> None:
+    def _lost(pushes: list[Arrived]) -> None:
         _settle([(future, RuntimeError("the league's ingest stopped")) for _, _, future in pushes])
 
     @staticmethod

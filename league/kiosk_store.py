@@ -235,12 +235,8 @@ def set_results(conn: Connection, results: list[tuple[int, int, int | None, str 
 
 
 def set_result(conn: Connection, kiosk_id: int, game: int, league_game: int | None, note: str | None) -> None:
-    """The league game a kiosk game became, or why it did not."""
-    conn.execute(
-        sa.update(kiosk_games)
-        .where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game)
-        .values(league_game=league_game, note=note)
-    )
+    """The league game a kiosk game became, or why it did not (``set_results`` for one)."""
+    set_results(conn, [(kiosk_id, game, league_game, note)])
 
 
 def add_divergence(conn: Connection, kiosk_id: int, game: int, seq: int, event: str, digest: str, now: str) -> None:
