@@ -185,13 +185,10 @@ def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> di
     return {seq: event for seq, event in conn.execute(q)}
 
 
-def bind_game(
-    conn: Connection, kiosk_id: int, game: int, meeting: int, ns_team: int | None, now: str
-) -> dict[str, Any]:
-    """Binds a kiosk game to a meeting; the binding's row as written."""
-    row = {"kiosk_id": kiosk_id, "game": game, "meeting_id": meeting, "bound_at": now, "ns_team": ns_team}
-    conn.execute(sa.insert(kiosk_games).values(**row))
-    return {**row, "league_game": None, "note": None, "result_due": None}
+def bind_games(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """Binds kiosk games to meetings: rows of kiosk_id, game, meeting_id, bound_at and ns_team."""
+    if rows:
+        conn.execute(sa.insert(kiosk_games), rows)
 
 
 def mark_due(conn: Connection, games: list[tuple[int, int]], now: str) -> None:

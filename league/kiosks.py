@@ -388,6 +388,7 @@ class Kiosks:
                     answers.append(e)
                 theirs.append([])
             group = _Group.read(w.conn, [(k["id"], p.game) for _, k, batch in ready for p in batch])
+            group.meetings = w.meetings_with_settings(group.unbound_meetings(ready))
             for i, k, batch in ready:
                 try:
                     games = [self._push_game(w, k, pushed, now, group) for pushed in batch]
@@ -472,7 +473,7 @@ class Kiosks:
         game, where = pushed.game, (kiosk["id"], pushed.game)
         bound = group.bound.get(where)
         if bound is None:
-            bound = group.bound[where] = self._bind(w, kiosk, pushed, now)
+            bound = group.bound[where] = self._bind(w, kiosk, pushed, now, group)
         elif pushed.meeting is not None and pushed.meeting != bound["meeting_id"]:
             raise KioskRefused(f"game {game} is played for meeting {bound['meeting_id']}, not {pushed.meeting}", 409)
         elif pushed.sides is not None and bound["ns_team"] is not None and pushed.sides["NS"] != bound["ns_team"]:
@@ -528,19 +529,20 @@ class Kiosks:
             "resend_from": resend,
         }
 
-    def _bind(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> dict[str, Any]:
-        """A game's first push: the meeting it is played for, at this kiosk's venue, and who sits NS."""
+    def _bind(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str, group: _Group) -> dict[str, Any]:
+        """A game's first push: the meeting it is played for, at this kiosk's venue, and who sits NS
+        (written with the group's events)."""
         game, meeting = pushed.game, pushed.meeting
         if meeting is None:
             raise KioskRefused(f"game {game}: its first push names the meeting it is played for", 422)
-        m = w.meeting(meeting)
+        m = group.meetings.get(meeting)
         # The same answer whether the meeting is elsewhere or does not exist: nothing to learn.
         if m is None or m["venue_id"] != kiosk["venue_id"]:
             raise KioskRefused(f"game {game}: meeting {meeting} is not at this kiosk's venue", 403)
         if m["team_b"] is None or m["forfeit_team"] is not None:
             raise KioskRefused(f"game {game}: meeting {meeting} has no games to play (a bye or a forfeit)", 409)
         ns_team = _ns_team(w, m, pushed)
-        return ks.bind_game(w.conn, kiosk["id"], game, meeting, ns_team, now)
+        return group.bind(kiosk["id"], game, meeting, ns_team, now)
 
     def _record_result(
         self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None
@@ -641,11 +643,24 @@ class _Group:
     rows: list[dict[str, Any]] = field(default_factory=list)
     folded: dict[tuple[int, int], Folding] = field(default_factory=dict)
     ended: dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any], Folding]] = field(default_factory=dict)
+    meetings: dict[int, dict[str, Any]] = field(default_factory=dict)  # those the group's new games name
+    bindings: list[dict[str, Any]] = field(default_factory=list)  # new games' bindings, not yet written
 
     @classmethod
     def read(cls, conn: Any, games: list[tuple[int, int]]) -> _Group:
         wanted = sorted(set(games))  # locked in one order, so that two processes never wait on each other
         return cls(*ks.bound_with_last(conn, wanted))
+
+    def unbound_meetings(self, ready: list[tuple[int, dict[str, Any], list[Pushed]]]) -> list[int]:
+        """The meetings named by the games the league has not bound yet: read in one statement."""
+        named = (p for _, k, batch in ready for p in batch if (k["id"], p.game) not in self.bound)
+        return sorted({p.meeting for p in named if p.meeting is not None})
+
+    def bind(self, kiosk: int, game: int, meeting: int, ns_team: int | None, now: str) -> dict[str, Any]:
+        """A new game's binding, as it will be written (with the group's events, before them)."""
+        row = {"kiosk_id": kiosk, "game": game, "meeting_id": meeting, "bound_at": now, "ns_team": ns_team}
+        self.bindings.append(row)
+        return {**row, "league_game": None, "note": None, "result_due": None}
 
     @staticmethod
     def row(where: tuple[int, int], seq: int, text: str, why: str | None) -> dict[str, Any]:
@@ -665,8 +680,9 @@ class _Group:
         return ks.events_at(conn, where[0], where[1], seqs)
 
     def write(self, conn: Any, now: str) -> None:
+        ks.bind_games(conn, self.bindings)  # first: an event names its game's binding
         ks.add_all_events(conn, self.rows, now)
-        self.rows = []
+        self.rows, self.bindings = [], []
 
 
 @dataclass(frozen=True)
