@@ -237,6 +237,40 @@ def test_a_request_the_server_cannot_parse_gets_the_headers_too(served):
     assert_hardened(status, headers, "400")
 
 
+def _raw(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """A request sent as these bytes: the answer's status, headers and body, read to the close."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(request)
+        raw = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := s.recv(65536):
+                raw += chunk
+                if b"connection: close" not in raw.lower():
+                    head, _, body = raw.partition(b"\r\n\r\n")
+                    length = re.search(rb"content-length: *(\d+)", head, re.I)
+                    if length and len(body) >= int(length.group(1)):
+                        break  # a kept-alive answer, whole
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = {k.lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+def test_a_request_head_past_the_bound_is_refused_with_the_headers_and_one_within_it_is_answered(served):
+    port, token = served["ok"].port, served["game"].token
+    cookie = "c=" + "x" * 7000  # a big head, but within the bound: a page
+    status, _, body = _raw(port, f"GET /g/{token} HTTP/1.1\r\nHost: t\r\nCookie: {cookie}\r\n\r\n".encode())
+    assert status == 200 and b"Ruminers" in body
+    many = "\r\n".join(f"X-Pad-{i}: {'y' * 90}" for i in range(100))
+    for head in (f"Cookie: c={'x' * 9000}", many):  # one long line, and many lines
+        big = f"GET /g/{token} HTTP/1.1\r\nHost: t\r\n{head}\r\n\r\n"
+        status, headers, body = _raw(port, big.encode())
+        assert status == 400 and body == b"Bad request.\n", (status, body[:200])
+        assert_hardened(status, headers, "a head too long")
+    status, _, _ = _raw(port, f"GET /{'p' * 9000} HTTP/1.1\r\nHost: t\r\n\r\n".encode())  # a target too long
+    assert status == 400
+
+
 def test_the_policy_allows_exactly_the_inline_blocks_the_pages_use(served):
     port, token = served["ok"].port, served["game"].token
     for path in (f"/g/{token}", "/view", "/nothing"):

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import uvicorn
 
 from kiosk.web import Site, create_app
-from kiosk.web.guard import BACKLOG, MAX_HEAD, Guard, connection_cap, guarded_protocol, raise_file_limit
+from kiosk.web.guard import BACKLOG, Guard, connection_cap, guarded_protocol, raise_file_limit
 from kiosk.web.logs import rate_limit
 
 KEEP_ALIVE = 5  # s a connection may stay silent after a response (the head deadline still applies)
@@ -78,7 +78,6 @@ def guarded_server(
         lifespan=lifespan,
         backlog=BACKLOG,
         timeout_keep_alive=KEEP_ALIVE,
-        h11_max_incomplete_event_size=MAX_HEAD,
         server_header=False,
         date_header=True,
         proxy_headers=False,
