@@ -387,8 +387,7 @@ class Kiosks:
                 except KioskRefused as e:
                     answers.append(e)
                 theirs.append([])
-            group = _Group.read(w.conn, [(k["id"], p.game) for _, k, batch in ready for p in batch])
-            group.meetings = w.meetings_with_settings(group.unbound_meetings(ready))
+            group = _Group.read(w, [(k["id"], pushed) for _, k, batch in ready for pushed in batch])
             for i, k, batch in ready:
                 try:
                     games = [self._push_game(w, k, pushed, now, group) for pushed in batch]
@@ -647,14 +646,16 @@ class _Group:
     bindings: list[dict[str, Any]] = field(default_factory=list)  # new games' bindings, not yet written
 
     @classmethod
-    def read(cls, conn: Any, games: list[tuple[int, int]]) -> _Group:
-        wanted = sorted(set(games))  # locked in one order, so that two processes never wait on each other
-        return cls(*ks.bound_with_last(conn, wanted))
-
-    def unbound_meetings(self, ready: list[tuple[int, dict[str, Any], list[Pushed]]]) -> list[int]:
-        """The meetings named by the games the league has not bound yet: read in one statement."""
-        named = (p for _, k, batch in ready for p in batch if (k["id"], p.game) not in self.bound)
-        return sorted({p.meeting for p in named if p.meeting is not None})
+    def read(cls, w: Writer, pushed: list[tuple[int, Pushed]]) -> _Group:
+        """What the group's games (kiosk, its game's part of a push) need: their bindings locked, their
+        last seqs, and the meetings that the games not bound yet name, in one statement for them all."""
+        wanted = sorted(
+            {(kiosk, p.game) for kiosk, p in pushed}
+        )  # locked in one order: no two processes wait on each other
+        group = cls(*ks.bound_with_last(w.conn, wanted))
+        named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in group.bound and p.meeting is not None}
+        group.meetings = w.meetings_with_settings(sorted(named))
+        return group
 
     def bind(self, kiosk: int, game: int, meeting: int, ns_team: int | None, now: str) -> dict[str, Any]:
         """A new game's binding, as it will be written (with the group's events, before them)."""
