@@ -120,10 +120,16 @@ def kiosk_by_hash(conn: Connection, key_hash: str) -> dict[str, Any] | None:
     return _one(conn, sa.select(kiosks).where(kiosks.c.key_hash == key_hash, kiosks.c.revoked_at.is_(None)))
 
 
+# A push's statements, built once with their lists as expanding parameters: built afresh, each would
+# cost its coercion of every value and its cache key on every push.
+_KIOSKS_BY_HASH = sa.select(kiosks).where(
+    kiosks.c.key_hash.in_(sa.bindparam("hashes", expanding=True)), kiosks.c.revoked_at.is_(None)
+)
+
+
 def kiosks_by_hash(conn: Connection, key_hashes: list[str]) -> dict[str, dict[str, Any]]:
     """The kiosks with these keys, by key hash, but for revoked keys."""
-    q = sa.select(kiosks).where(kiosks.c.key_hash.in_(key_hashes), kiosks.c.revoked_at.is_(None))
-    return {r["key_hash"]: r for r in _rows(conn, q)}
+    return {r["key_hash"]: dict(r) for r in conn.execute(_KIOSKS_BY_HASH, {"hashes": key_hashes}).mappings()}
 
 
 def kiosk(conn: Connection, id_: int) -> dict[str, Any] | None:
@@ -161,20 +167,22 @@ def bound_with_last(
     start, so a seq read with the lock could miss the events of the push it waited for."""
     if not games:
         return {}, {}
-    q = (
-        sa.select(kiosk_games)
-        .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(games))
-        .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
-        .with_for_update()
-    )
-    bound = {(r["kiosk_id"], r["game"]): r for r in _rows(conn, q)}
-    c = kiosk_events.c
-    last = (
-        sa.select(c.kiosk_id, c.game, sa.func.max(c.seq))
-        .where(sa.tuple_(c.kiosk_id, c.game).in_(games))
-        .group_by(c.kiosk_id, c.game)
-    )
-    return bound, {(k, g): int(seq) for k, g, seq in conn.execute(last)}
+    pairs = {"pairs": games}
+    bound = {(r["kiosk_id"], r["game"]): dict(r) for r in conn.execute(_BOUND_LOCKED, pairs).mappings()}
+    return bound, {(k, g): int(seq) for k, g, seq in conn.execute(_LAST_SEQS, pairs)}
+
+
+_BOUND_LOCKED = (
+    sa.select(kiosk_games)
+    .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(sa.bindparam("pairs", expanding=True)))
+    .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
+    .with_for_update()
+)
+_LAST_SEQS = (
+    sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq))
+    .where(sa.tuple_(kiosk_events.c.kiosk_id, kiosk_events.c.game).in_(sa.bindparam("pairs", expanding=True)))
+    .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
+)
 
 
 def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> dict[int, str]:
@@ -188,27 +196,42 @@ def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> di
 def bind_games(conn: Connection, rows: list[dict[str, Any]]) -> None:
     """Binds kiosk games to meetings: rows of kiosk_id, game, meeting_id, bound_at and ns_team."""
     if rows:
-        conn.execute(sa.insert(kiosk_games), rows)
+        conn.execute(_BIND_GAMES, rows)
+
+
+_BIND_GAMES = sa.insert(kiosk_games)
 
 
 def mark_due(conn: Connection, games: list[tuple[int, int]], now: str) -> None:
     """These (kiosk, game) pairs' results are due (their events stored), in this order, from ``now``;
     one due already keeps its place."""
     if games:
-        c = kiosk_games.c
-        q = (
-            sa.update(kiosk_games)
-            .where(c.kiosk_id == sa.bindparam("at_kiosk"), c.game == sa.bindparam("at_game"), c.result_due.is_(None))
-            .values(result_due=sa.bindparam("since"))
-        )
-        conn.execute(q, [{"at_kiosk": k, "at_game": g, "since": f"{now}/{i:05d}"} for i, (k, g) in enumerate(games)])
+        rows = [{"at_kiosk": k, "at_game": g, "since": f"{now}/{i:05d}"} for i, (k, g) in enumerate(games)]
+        conn.execute(_MARK_DUE, rows)
+
+
+_MARK_DUE = (
+    sa.update(kiosk_games)
+    .where(
+        kiosk_games.c.kiosk_id == sa.bindparam("at_kiosk"),
+        kiosk_games.c.game == sa.bindparam("at_game"),
+        kiosk_games.c.result_due.is_(None),
+    )
+    .values(result_due=sa.bindparam("since"))
+)
 
 
 def clear_due(conn: Connection, games: list[tuple[int, int]]) -> None:
     """These (kiosk, game) pairs' results are written."""
     if games:
-        where = sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(games)
-        conn.execute(sa.update(kiosk_games).where(where).values(result_due=None))
+        conn.execute(_CLEAR_DUE, {"pairs": games})
+
+
+_CLEAR_DUE = (
+    sa.update(kiosk_games)
+    .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(sa.bindparam("pairs", expanding=True)))
+    .values(result_due=None)
+)
 
 
 def results_due(conn: Connection) -> list[tuple[int, int]]:
@@ -282,7 +305,10 @@ def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, An
 def add_all_events(conn: Connection, rows: list[dict[str, Any]], now: str) -> None:
     """New events of any games, each a row's columns but the time received, in one statement."""
     if rows:
-        conn.execute(sa.insert(kiosk_events), [{**r, "received_at": now} for r in rows])
+        conn.execute(_ADD_EVENTS, [{**r, "received_at": now} for r in rows])
+
+
+_ADD_EVENTS = sa.insert(kiosk_events)
 
 
 EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")

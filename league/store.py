@@ -270,6 +270,15 @@ _MEETING = sa.select(
 ).join(rounds, rounds.c.id == meetings.c.round_id)
 
 
+# Built once, with its ids as an expanding parameter: a push's new games read it.
+_MEETINGS_WITH_SETTINGS = (
+    _MEETING.add_columns(seasons.c.settings.label("season_settings"))
+    .join(divisions, divisions.c.id == rounds.c.division_id)
+    .join(seasons, seasons.c.id == divisions.c.season_id)
+    .where(meetings.c.id.in_(sa.bindparam("ids", expanding=True)))
+)
+
+
 class Reader:
     """Reads within one transaction."""
 
@@ -331,13 +340,7 @@ class Reader:
         """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``), by id."""
         if not ids:
             return {}
-        q = (
-            _MEETING.add_columns(seasons.c.settings.label("season_settings"))
-            .join(divisions, divisions.c.id == rounds.c.division_id)
-            .join(seasons, seasons.c.id == divisions.c.season_id)
-            .where(meetings.c.id.in_(list(ids)))
-        )
-        return {r["id"]: r for r in self._all(q)}
+        return {r["id"]: dict(r) for r in self.conn.execute(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)}).mappings()}
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
         """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
