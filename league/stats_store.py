@@ -75,15 +75,12 @@ def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGa
     change sums again (``replace_game``). A few statements for all, whatever their number."""
     rows = [{**x, "game_id": game} for game, lines, _ in new for x in lines]
     if rows:
-        conn.execute(sa.insert(game_figures), rows)
+        conn.execute(_ADD_LINES, rows)
     counted = [(lines, r) for _, lines, r in new if r.outcome is not None and r.team_b is not None]
     if not counted:
         return  # counting for nobody: no sum changes
     teams = sorted({t for _, r in counted for t in (r.team_a, r.team_b) if t is not None})
-    held = {
-        (r.team_id, r.player): dict(r._mapping)
-        for r in conn.execute(sa.select(team_figures).where(team_figures.c.team_id.in_(teams)))
-    }
+    held = {(r.team_id, r.player): dict(r._mapping) for r in conn.execute(_SUMS_OF_TEAMS, {"teams": teams})}
     fresh: dict[tuple[int, str], dict[str, Any]] = {}
     changed: set[tuple[int, str]] = set()
     for lines, row in counted:
@@ -97,7 +94,7 @@ def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGa
             if key in held:
                 changed.add(key)
     if fresh:
-        conn.execute(sa.insert(team_figures), list(fresh.values()))
+        conn.execute(_ADD_SUMS, list(fresh.values()))
     if changed:
         sums = [held[key] for key in sorted(changed)]
         conn.execute(
@@ -123,6 +120,10 @@ def _added(lines: list[dict[str, Any]], row: NewGame) -> dict[tuple[int, str], d
 
 
 _SUMMED = ("games", "won", "tied", *HAND_FIGURES)  # every line added to has all of them
+# A batch of results' statements, built once (their lists as expanding parameters), not on every batch.
+_ADD_LINES = sa.insert(game_figures)
+_ADD_SUMS = sa.insert(team_figures)
+_SUMS_OF_TEAMS = sa.select(team_figures).where(team_figures.c.team_id.in_(sa.bindparam("teams", expanding=True)))
 _ADD = (
     sa.update(team_figures)
     .where(team_figures.c.team_id == sa.bindparam("at_team"), team_figures.c.player == sa.bindparam("at_player"))
@@ -221,8 +222,12 @@ def meeting_teams(conn: Connection, meeting: int) -> tuple[int, int | None] | No
 
 def rosters(conn: Connection, ids: Sequence[int]) -> dict[int, list[str]]:
     """Teams by id: their players and substitutes as stored (JSON texts)."""
-    q = sa.select(teams.c.id, teams.c.players, teams.c.substitutes).where(teams.c.id.in_(list(ids)))
-    return {r[0]: [r[1], r[2]] for r in conn.execute(q)}
+    return {r[0]: [r[1], r[2]] for r in conn.execute(_ROSTERS, {"ids": list(ids)})}
+
+
+_ROSTERS = sa.select(teams.c.id, teams.c.players, teams.c.substitutes).where(
+    teams.c.id.in_(sa.bindparam("ids", expanding=True))
+)
 
 
 def season_teams(conn: Connection, seasons: Sequence[int]) -> list[dict[str, Any]]:

@@ -277,6 +277,11 @@ _MEETINGS_WITH_SETTINGS = (
     .join(seasons, seasons.c.id == divisions.c.season_id)
     .where(meetings.c.id.in_(sa.bindparam("ids", expanding=True)))
 )
+_GAMES_OF_MEETINGS = (  # a batch of results reads it
+    sa.select(games)
+    .where(games.c.meeting_id.in_(sa.bindparam("ids", expanding=True)))
+    .order_by(games.c.meeting_id, games.c.number)
+)
 
 
 class Reader:
@@ -362,9 +367,8 @@ class Reader:
         """Each meeting's games, as ``games`` gives them, in one read (a meeting with none: absent)."""
         out: dict[int, list[dict[str, Any]]] = {}
         if ids:
-            q = sa.select(games).where(games.c.meeting_id.in_(list(ids))).order_by(games.c.meeting_id, games.c.number)
-            for g in self._all(q):
-                out.setdefault(g["meeting_id"], []).append(g)
+            for g in self.conn.execute(_GAMES_OF_MEETINGS, {"ids": list(ids)}).mappings():
+                out.setdefault(g["meeting_id"], []).append(dict(g))
         return out
 
     def division_games(self, division: int, stage: str | None = None) -> list[dict[str, Any]]:
