@@ -16,7 +16,11 @@ each team's totals).
 
 On PostgreSQL, ingest runs twice: one server process, then two (``--workers 2``).
 
-Run with ``./run bench league [ingest|standings] [postgresql|sqlite]`` (all by default). Prints
+Push: the CPU a push costs the store itself (``Kiosks.push_events`` with no HTTP and no server),
+alone and ten to a group, as the least of rounds taken in turn: on a shared machine, a figure that
+moves far less than the ingest's latencies, to compare a change to the push's own work with.
+
+Run with ``./run bench league [ingest|push|standings] [postgresql|sqlite]`` (all by default). Prints
 figures, with LEAGUE.md's targets as met or not; asserts nothing. PostgreSQL is $CLABBER_TEST_PG
 (default postgresql://postgres@127.0.0.1:5432/test), in a schema of its own dropped afterwards.
 """
@@ -43,7 +47,7 @@ import sqlalchemy as sa
 
 from kiosk.sync import Pace
 from league import events as ev
-from league.kiosks import Kiosks
+from league.kiosks import Kiosk, Kiosks
 from league.organiser import Organiser
 from league.standings import A, B, Result, standings
 from league.store import Store, games
@@ -485,6 +489,62 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 
         print("  the server failed:", err)
 
 
+# ---- a push's own cost, without HTTP ----------------------------------------------------------------
+
+PUSH_ROUNDS = 6  # rounds of each way, taken in turn: the least is the figure, the machine's noise aside
+ALONE_EACH, GROUPED_EACH, GROUP = 150, 300, 10  # pushes a round; pushes a group when grouped
+
+
+def kiosk_pushes(kiosks: Kiosks, spots: list[tuple[int, int]], game: list[dict[str, Any]]) -> list[tuple[Kiosk, Any]]:
+    """Every kiosk enrolled through the library, and its pushes of its meeting's games, 4 events each,
+    as (key, body): each kiosk's in order, the kiosks' interleaved as a busy night's arrive."""
+    pushes: list[tuple[int, int, str, bytes]] = []
+    for venue, table in spots:
+        key = kiosks.enrol(kiosks.make_code(venue, table))["key"]
+        tonight = kiosks.tonight(key, NIGHT)["meetings"][table - 1]
+        for number in range(1, GAMES_EACH + 4):
+            events = for_meeting(game, tonight)
+            for i in range(0, len(events), BATCH):
+                body = {"games": [{"game": number, **_meeting(tonight), "events": events[i : i + BATCH]}]}
+                pushes.append((number, i, key, json.dumps(body).encode()))
+    pushes.sort(key=lambda p: (p[0], p[1]))
+    return [(key, body) for _, _, key, body in pushes]
+
+
+def bench_push(name: str, db: str, game: list[dict[str, Any]]) -> None:
+    """The CPU a push costs the store (``Kiosks.push_events``, as the ingest's thread calls it), alone
+    and ten to a group: the process's own CPU time, so neither PostgreSQL's share of the cores nor the
+    kiosks' counts. Each way is measured in rounds taken in turn, the least and the median printed."""
+    store = Store(db)
+    try:
+        kiosks = Kiosks(store)
+        pushes = kiosk_pushes(kiosks, ingest_season(store), game)
+        warm = KIOSKS * len(range(0, len(game), BATCH))  # every kiosk's first game: the caches filled
+        for i in range(0, warm, GROUP):
+            kiosks.push_events(pushes[i : i + GROUP])
+        rest = iter(pushes[warm:])
+        cpu: dict[int, list[float]] = {1: [], GROUP: []}
+        for _ in range(PUSH_ROUNDS):
+            for size, count in ((1, ALONE_EACH), (GROUP, GROUPED_EACH)):
+                taken = [next(rest) for _ in range(count)]
+                start = time.process_time()
+                for i in range(0, count, size):
+                    refused = [a for a, _ in kiosks.push_events(taken[i : i + size]) if isinstance(a, Exception)]
+                    if refused:
+                        raise SystemExit(f"a push was refused: {refused[0]}")
+                cpu[size].append((time.process_time() - start) / count)
+    finally:
+        store.close()
+    alone, grouped = min(cpu[1]), min(cpu[GROUP])
+    print(
+        f"{name}: a push of {BATCH} events stored by Kiosks.push_events, no HTTP, the process's CPU"
+        f" (least and median of {PUSH_ROUNDS} rounds each, taken in turn)"
+    )
+    print(f"  alone: {ms(alone)} (median {ms(statistics.median(cpu[1]))})")
+    print(f"  {GROUP} to a group: {ms(grouped)} a push (median {ms(statistics.median(cpu[GROUP]))})")
+    print(f"  a push alone costs {alone / grouped:.1f}x one of a group")
+
+
 # ---- the standings ---------------------------------------------------------------------------------
 
 
@@ -588,13 +648,13 @@ def bench_standings(name: str, db: str) -> None:
 def main() -> None:
     """``python -m tests.bench.bench_league [ingest] [standings] [postgresql] [sqlite]``: all by default."""
     words = {w.lower() for w in sys.argv[1:]}
-    parts = words & {"ingest", "standings"} or {"ingest", "standings"}
+    parts = words & {"ingest", "push", "standings"} or {"ingest", "push", "standings"}
     databases = [(n, d) for n, d in DATABASES if n.split()[0].lower() in words] or list(DATABASES)
     print(
         f"Clabber league benchmarks, {time.strftime('%Y-%m-%d')},"
         f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
-    if "ingest" in parts:
+    if parts & {"ingest", "push"}:
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket for each of 200 kiosks
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))
         with tempfile.TemporaryDirectory() as tmp:
@@ -604,6 +664,9 @@ def main() -> None:
             for workers in WORKERS if name == "PostgreSQL" else (1,):
                 with database() as db:
                     bench_ingest(name, db, game, workers)
+        if "push" in parts:
+            with database() as db:
+                bench_push(name, db, game)
         if "standings" in parts:
             with database() as db:
                 bench_standings(name, db)
