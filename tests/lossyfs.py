@@ -362,8 +362,20 @@ def processes() -> multiprocessing.context.ForkServerContext:
     A new filesystem or writer then costs a fork (milliseconds) rather than a Python start and
     its imports (0.1 to 0.2 s of CPU each), which would be most of a cut's cost."""
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
+    # Without libfuse, importing mfusepy raises OSError, which the fork server does not catch (only
+    # ImportError): it would die, and every process asked of it fail with an EOFError. The tests
+    # that need FUSE are skipped then (``fuse_usable``); the others still get their processes.
+    ctx.set_forkserver_preload([m for m in PRELOAD if m != "mfusepy" or fuse_loads()])
     return ctx
+
+
+def fuse_loads() -> bool:
+    """Whether mfusepy imports: it needs libfuse."""
+    try:
+        import mfusepy  # noqa: F401  (loads libfuse)
+    except (ImportError, OSError):
+        return False
+    return True
 
 
 def serve(store: Path, mountpoint: Path) -> None:
@@ -439,10 +451,8 @@ def fuse_usable() -> str | None:
         return "no /dev/fuse"
     if os.geteuid() != 0:
         return "mounting and detaching a FUSE filesystem here needs root"
-    try:
-        import mfusepy  # noqa: F401  (loads libfuse)
-    except (ImportError, OSError) as e:
-        return f"mfusepy or libfuse is missing ({e}); on Debian: apt install fuse3"
+    if not fuse_loads():
+        return "mfusepy or libfuse is missing; on Debian: apt install fuse3"
     return None
 
 

@@ -121,3 +121,30 @@ def test_sqlite_in_wal_mode_keeps_synced_commits_and_loses_the_others(disk):
         assert conn.execute("SELECT COUNT(*) FROM t").fetchone() == (50,)
     finally:
         conn.close()
+
+
+def test_its_processes_start_on_a_machine_without_libfuse():
+    """The sync-fault tests fork their writers from the same server: without libfuse (here, a name
+    that finds none), they still start and end, though the filesystem itself cannot be mounted."""
+    script = """
+import os, sys
+from tests.lossyfs import fuse_usable, processes
+forks = processes()
+p = forks.Process(target=os.getpid)
+p.start()
+p.join(30)
+print(p.exitcode, fuse_usable())
+"""
+    env = {**os.environ, "FUSE_LIBRARY_NAME": "no-such-fuse-library"}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    exitcode, why = done.stdout.strip().split(" ", 1)
+    assert exitcode == "0"
+    assert why != "None"  # FUSE is said to be unusable: its tests are skipped
