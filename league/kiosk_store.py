@@ -75,8 +75,9 @@ kiosk_divergences = sa.Table(
 )
 
 
-def _rows(conn: Connection, q: Any) -> list[dict[str, Any]]:
-    return [dict(r._mapping) for r in conn.execute(q)]
+def _rows(conn: Connection, q: Any, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The rows as dicts; ``params`` for a statement built once with bind parameters."""
+    return [dict(r._mapping) for r in conn.execute(q, params)]
 
 
 def _one(conn: Connection, q: Any) -> dict[str, Any] | None:
@@ -129,7 +130,7 @@ _KIOSKS_BY_HASH = sa.select(kiosks).where(
 
 def kiosks_by_hash(conn: Connection, key_hashes: list[str]) -> dict[str, dict[str, Any]]:
     """The kiosks with these keys, by key hash, but for revoked keys."""
-    return {r["key_hash"]: dict(r) for r in conn.execute(_KIOSKS_BY_HASH, {"hashes": key_hashes}).mappings()}
+    return {r["key_hash"]: r for r in _rows(conn, _KIOSKS_BY_HASH, {"hashes": key_hashes})}
 
 
 def kiosk(conn: Connection, id_: int) -> dict[str, Any] | None:
@@ -157,6 +158,11 @@ def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | N
     return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
 
 
+def _pairs_in(table: sa.Table) -> Any:
+    """The table's rows whose (kiosk, game) is among the statement's ``pairs``."""
+    return sa.tuple_(table.c.kiosk_id, table.c.game).in_(sa.bindparam("pairs", expanding=True))
+
+
 def bound_with_last(
     conn: Connection, games: list[tuple[int, int]]
 ) -> tuple[dict[tuple[int, int], dict[str, Any]], dict[tuple[int, int], int]]:
@@ -168,19 +174,19 @@ def bound_with_last(
     if not games:
         return {}, {}
     pairs = {"pairs": games}
-    bound = {(r["kiosk_id"], r["game"]): dict(r) for r in conn.execute(_BOUND_LOCKED, pairs).mappings()}
+    bound = {(r["kiosk_id"], r["game"]): r for r in _rows(conn, _BOUND_LOCKED, pairs)}
     return bound, {(k, g): int(seq) for k, g, seq in conn.execute(_LAST_SEQS, pairs)}
 
 
 _BOUND_LOCKED = (
     sa.select(kiosk_games)
-    .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(sa.bindparam("pairs", expanding=True)))
+    .where(_pairs_in(kiosk_games))
     .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
     .with_for_update()
 )
 _LAST_SEQS = (
     sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq))
-    .where(sa.tuple_(kiosk_events.c.kiosk_id, kiosk_events.c.game).in_(sa.bindparam("pairs", expanding=True)))
+    .where(_pairs_in(kiosk_events))
     .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
 )
 
@@ -227,11 +233,7 @@ def clear_due(conn: Connection, games: list[tuple[int, int]]) -> None:
         conn.execute(_CLEAR_DUE, {"pairs": games})
 
 
-_CLEAR_DUE = (
-    sa.update(kiosk_games)
-    .where(sa.tuple_(kiosk_games.c.kiosk_id, kiosk_games.c.game).in_(sa.bindparam("pairs", expanding=True)))
-    .values(result_due=None)
-)
+_CLEAR_DUE = sa.update(kiosk_games).where(_pairs_in(kiosk_games)).values(result_due=None)
 
 
 def results_due(conn: Connection) -> list[tuple[int, int]]:

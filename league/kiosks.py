@@ -649,9 +649,8 @@ class _Group:
     def read(cls, w: Writer, pushed: list[tuple[int, Pushed]]) -> _Group:
         """What the group's games (kiosk, its game's part of a push) need: their bindings locked, their
         last seqs, and the meetings that the games not bound yet name, in one statement for them all."""
-        wanted = sorted(
-            {(kiosk, p.game) for kiosk, p in pushed}
-        )  # locked in one order: no two processes wait on each other
+        # Locked in one order: no two processes wait on each other.
+        wanted = sorted({(kiosk, p.game) for kiosk, p in pushed})
         group = cls(*ks.bound_with_last(w.conn, wanted))
         named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in group.bound and p.meeting is not None}
         group.meetings = w.meetings_with_settings(sorted(named))

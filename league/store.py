@@ -293,8 +293,9 @@ class Reader:
     def _one(self, table: sa.Table, id_: int) -> dict[str, Any] | None:
         return _row(self.conn.execute(sa.select(table).where(table.c.id == id_)).first())
 
-    def _all(self, query: sa.Select[Any]) -> list[dict[str, Any]]:
-        return [dict(r._mapping) for r in self.conn.execute(query)]
+    def _all(self, query: sa.Select[Any], params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The rows as dicts; ``params`` for a statement built once with bind parameters."""
+        return [dict(r._mapping) for r in self.conn.execute(query, params)]
 
     def league(self, id_: int) -> dict[str, Any] | None:
         return self._one(leagues, id_)
@@ -345,7 +346,7 @@ class Reader:
         """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``), by id."""
         if not ids:
             return {}
-        return {r["id"]: dict(r) for r in self.conn.execute(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)}).mappings()}
+        return {r["id"]: r for r in self._all(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)})}
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
         """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
@@ -367,8 +368,8 @@ class Reader:
         """Each meeting's games, as ``games`` gives them, in one read (a meeting with none: absent)."""
         out: dict[int, list[dict[str, Any]]] = {}
         if ids:
-            for g in self.conn.execute(_GAMES_OF_MEETINGS, {"ids": list(ids)}).mappings():
-                out.setdefault(g["meeting_id"], []).append(dict(g))
+            for g in self._all(_GAMES_OF_MEETINGS, {"ids": list(ids)}):
+                out.setdefault(g["meeting_id"], []).append(g)
         return out
 
     def division_games(self, division: int, stage: str | None = None) -> list[dict[str, Any]]:

@@ -365,17 +365,17 @@ def processes() -> multiprocessing.context.ForkServerContext:
     # Without libfuse, importing mfusepy raises OSError, which the fork server does not catch (only
     # ImportError): it would die, and every process asked of it fail with an EOFError. The tests
     # that need FUSE are skipped then (``fuse_usable``); the others still get their processes.
-    ctx.set_forkserver_preload([m for m in PRELOAD if m != "mfusepy" or fuse_loads()])
+    ctx.set_forkserver_preload([m for m in PRELOAD if m != "mfusepy" or fuse_missing() is None])
     return ctx
 
 
-def fuse_loads() -> bool:
-    """Whether mfusepy imports: it needs libfuse."""
+def fuse_missing() -> str | None:
+    """Why mfusepy does not import (it needs libfuse), or None when it does."""
     try:
         import mfusepy  # noqa: F401  (loads libfuse)
-    except (ImportError, OSError):
-        return False
-    return True
+    except (ImportError, OSError) as e:
+        return f"mfusepy or libfuse is missing ({e}); on Debian: apt install fuse3"
+    return None
 
 
 def serve(store: Path, mountpoint: Path) -> None:
@@ -451,9 +451,7 @@ def fuse_usable() -> str | None:
         return "no /dev/fuse"
     if os.geteuid() != 0:
         return "mounting and detaching a FUSE filesystem here needs root"
-    if not fuse_loads():
-        return "mfusepy or libfuse is missing; on Debian: apt install fuse3"
-    return None
+    return fuse_missing()
 
 
 if __name__ == "__main__":  # python -m tests.lossyfs STORE MOUNTPOINT, to look around by hand
