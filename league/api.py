@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from kiosk.web.headers import PLAIN_CSP, Hardened
 from league.allowance import Allowance
-from league.ingest import Ingest
+from league.ingest import Ingest, Results
 from league.kiosks import KioskRefused, Kiosks
 from league.season import LeagueRefused
 from league.store import StoreTrouble
@@ -67,11 +67,12 @@ def _key(request: Request) -> str | None:
     return key.strip() if scheme.lower() == "bearer" and key.strip() else None
 
 
-def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
+def create_app(kiosks: Kiosks, allowance: Allowance | None = None, results: Results | None = None) -> Hardened:
     """The API's ASGI application over a league's kiosks library; ``allowance``: how many wrong
-    enrolment codes are heard before the next must wait."""
+    enrolment codes are heard before the next must wait; ``results``: who writes the games' results
+    (by default the library, in a thread of this process: league/ingest.py)."""
     wrong_codes = allowance or Allowance()
-    ingest = Ingest(kiosks)
+    ingest = Ingest(kiosks, results)
 
     async def answer(request: Request, work: Any) -> JSONResponse:
         try:

@@ -27,7 +27,7 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from league.kiosks import Kiosk, Kiosks, Where
 from league.store import StoreTrouble
@@ -78,6 +78,15 @@ class _Worker(Generic[Item]):
                     self._waiting.clear()
 
 
+class Results(Protocol):
+    """Who writes the results left due: the library itself (``Kiosks``, in this thread) or a process of
+    their own (league/results_process.py)."""
+
+    def write_results(self, due: list[Where]) -> list[Where]: ...
+
+    def finish_results(self) -> int: ...
+
+
 Arrived = tuple[Kiosk, Any, "asyncio.Future[Any]"]  # a push as it came: its key, its body, who waits
 Ended = tuple["asyncio.Future[Any]", dict[str, Any], list[Where]]  # a push stored: its answer, its results due
 
@@ -90,8 +99,10 @@ class Ingest:
     overtakes its first; two threads were measured no faster: the work is the interpreter's), and
     results are written in the order their games ended."""
 
-    def __init__(self, kiosks: Kiosks) -> None:
+    def __init__(self, kiosks: Kiosks, results: Results | None = None) -> None:
+        """``results``: who writes the results (by default the library, in the results' thread)."""
         self.kiosks = kiosks
+        self.results: Results = results or kiosks
         self._pushes = _Worker[Arrived]("league-ingest", self._store, self._lost)
         self._results = _Worker[Ended]("league-results", self._count, self._lost_results)
         # Results may be due that no push here waits for (a stop before this start, a failure): the
@@ -128,11 +139,13 @@ class Ingest:
         wanted = [where for _, _, due in ended for where in due]
         try:
             if self._behind:  # every result that is due, theirs among them, in the order the games ended
-                self.kiosks.finish_results()
+                self.results.finish_results()
                 self._behind = False
                 failed = set()
             else:
-                failed = set(self.kiosks.write_results(wanted))
+                failed = set(self.results.write_results(wanted))
+            if self.results is not self.kiosks and not failed.issuperset(wanted):
+                self.kiosks.results_written()  # written in another process: this one's boards are told
         except StoreTrouble as e:
             log.warning("the results of %d pushes are not written yet (%s): they stay due", len(ended), e)
             failed = set(wanted)

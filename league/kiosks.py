@@ -305,6 +305,11 @@ class Kiosks:
         if changed:
             self._tell({None})  # a result changes the standings every venue's board shows
 
+    def results_written(self) -> None:
+        """Results were written by another process (league/results_process.py): this process's boards
+        are told, as ``write_results`` tells them of its own."""
+        self._tell({None})
+
     def _write_ended(self, w: Writer, ended: list[tuple[dict[str, Any], GameState | None]]) -> list[Where]:
         """The results of these kiosk games (their bindings, and their states as the league holds them),
         in order: new round-robin games together (``_new_results``), any other by itself, those before

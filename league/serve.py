@@ -23,6 +23,7 @@ from league.board_feed import Boards
 from league.board_news import News
 from league.kiosks import Kiosks
 from league.pages import make_app
+from league.results_process import ResultsProcess
 from league.store import WORKER_THREADS, Store
 
 DEFAULT_HOST = "127.0.0.1"  # behind a TLS reverse proxy: kiosk keys never cross a network in clear text
@@ -49,12 +50,14 @@ def site(
     boards = boards or Boards()
     tell = changed or boards.changed
     kiosks = Kiosks(store, published=tell)
-    api = create_app(kiosks)
+    # On PostgreSQL the results are written by a process of their own: an interpreter of their own.
+    results = ResultsProcess(store.url.render_as_string(hide_password=False)) if store.dialect == "postgresql" else None
+    api = create_app(kiosks, results=results)
     pages = make_app(store, secure_cookies=secure_cookies, boards=boards, public_url=public_url, changed=tell)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send, kiosks)
+            await _lifespan(receive, send, kiosks, results)
             return
         target = api if str(scope.get("path", "")).startswith("/api/") else pages
         await target(scope, receive, send)
@@ -62,19 +65,24 @@ def site(
     return app
 
 
-async def _lifespan(receive: Any, send: Any, kiosks: Kiosks) -> None:
+async def _lifespan(receive: Any, send: Any, kiosks: Kiosks, results: ResultsProcess | None) -> None:
     """Sets the worker threads to the store's connections: anyio's 40 threads on two cores spend
     more time handing the interpreter's lock to each other than answering, and each wants a connection.
-    And the collector of cyclic garbage to its few pauses (``quiet_collector``). Then writes, beside
-    the first requests, the results a stop left due (league/ingest.py)."""
+    And the collector of cyclic garbage to its few pauses (``quiet_collector``). Starts the results'
+    process, if any. Then writes, beside the first requests, the results a stop left due
+    (league/ingest.py). At the stop, ends the results' process once its batch is written."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
             anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
             quiet_collector()
+            if results is not None:
+                results.start()
             threading.Thread(target=_finish_results, args=(kiosks,), name="league-results-due", daemon=True).start()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
+            if results is not None:
+                await anyio.to_thread.run_sync(results.close)
             await send({"type": "lifespan.shutdown.complete"})
             return
 

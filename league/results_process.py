@@ -1,0 +1,156 @@
+"""A league server's results written by a process of their own (on PostgreSQL).
+
+A game's result is the costliest write a push causes (league/ingest.py): some 14 statements and 3 to
+4 ms of the interpreter's time. Written by a thread of the server's own process, it takes turns with
+the pushes' thread and the event loop for the one interpreter's lock, and each of its round trips to
+the database waits for that lock again when it comes back; so do theirs. In a process of its own it
+has an interpreter of its own, and the server's is left to the pushes and the answers (measured in
+docs/league.md, "How fast").
+
+The process is spawned (a fresh interpreter: no threads or connections copied) when the server
+starts, and again when it has died. It is handed the (kiosk, game) pairs whose results are due,
+writes them with the library (``Kiosks.write_results``, ``finish_results``) and answers with those it
+could not write. A process that dies before it has heard a batch is started again and hears it; one
+that dies while writing leaves the batch's results due (each result is one transaction: written
+whole or not at all), its pushes hear 503, and the next batch writes every result still due first.
+
+A SQLite file keeps the results' thread in the server's process: its writers take turns on a lock of
+the process's own, which another process would not see.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import multiprocessing.connection
+import signal
+import threading
+from typing import Any
+
+from league.kiosks import Kiosks, Where
+from league.store import Store, StoreTrouble, StoreUnreachable
+
+STOP_SECONDS = 10  # a stop waits this long for a batch being written, then ends the process
+
+log = logging.getLogger("league.results")
+
+
+class ResultsProcess:
+    """The results' writer in a process of its own, called from the server's results thread (one call
+    at a time): ``write_results`` and ``finish_results`` as ``Kiosks`` has them."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url  # the database, as the server's store opened it
+        self._lock = threading.Lock()
+        self._proc: Any = None  # multiprocessing's spawned process
+        self._conn: multiprocessing.connection.Connection | None = None
+
+    def start(self) -> ResultsProcess:
+        with self._lock:
+            if not self.running:
+                self._spawn()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.is_alive()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def write_results(self, due: list[Where]) -> list[Where]:
+        """The results of these pairs written, in this order; those that could not be (still due)."""
+        return [(k, g) for k, g in self._ask(("write", due))]
+
+    def finish_results(self) -> int:
+        """Every result still due written, in the order the games ended; how many were due."""
+        return int(self._ask(("finish", None)))
+
+    def close(self) -> None:
+        """Stops the process: it finishes the batch it is writing (up to ``STOP_SECONDS``), then ends."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()  # it hears the end of its pipe once it has answered
+            if self._proc is not None:
+                self._proc.join(STOP_SECONDS)
+                if self._proc.is_alive():
+                    self._proc.terminate()
+                    self._proc.join(STOP_SECONDS)
+            self._proc = self._conn = None
+
+    def _spawn(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        ours, theirs = ctx.Pipe()
+        proc = ctx.Process(target=_serve, args=(self.url, theirs), name="league-results", daemon=True)
+        proc.start()
+        theirs.close()  # only the process holds its end now: its death is the end of the pipe here
+        self._proc, self._conn = proc, ours
+
+    def _forget(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        if self._proc is not None:
+            self._proc.join(1)
+        self._proc = self._conn = None
+
+    def _ask(self, ask: tuple[str, Any]) -> Any:
+        with self._lock:
+            for _ in range(2):  # a process found dead before it heard the batch: once more, with a new one
+                if not self.running:
+                    self._forget()
+                    self._spawn()
+                assert self._conn is not None
+                try:
+                    self._conn.send(ask)
+                except OSError:
+                    self._forget()
+                    continue
+                try:
+                    kind, answer = self._conn.recv()
+                except (EOFError, OSError):
+                    self._forget()
+                    raise StoreTrouble(
+                        "the results' process stopped while writing: the results it had not written stay due"
+                    ) from None
+                if kind == "unreachable":
+                    raise StoreUnreachable(answer)
+                if kind == "trouble":
+                    raise StoreTrouble(answer)
+                return answer
+            raise StoreTrouble("the results' process cannot be started")
+
+
+def _serve(url: str, conn: multiprocessing.connection.Connection) -> None:
+    """The process: writes each batch it is handed and answers, until the server's end of the pipe is
+    closed (a stop, or the server gone)."""
+    from league.serve import quiet_collector  # here: the server's module imports this one
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the server, whose stop ends this
+    store = Store(url, migrate=False)
+    kiosks = Kiosks(store)  # no boards here: the server tells its own once a batch is written
+    quiet_collector()  # as in the server: a full collection would hold up a batch's answer
+    try:
+        while True:
+            try:
+                what, due = conn.recv()
+            except (EOFError, OSError):
+                return
+            try:
+                if what == "write":
+                    answer: tuple[str, Any] = ("written", kiosks.write_results(due))
+                else:
+                    answer = ("written", kiosks.finish_results())
+            except StoreUnreachable as e:
+                answer = ("unreachable", str(e))
+            except StoreTrouble as e:
+                answer = ("trouble", str(e))
+            except Exception as e:  # said in the server's log; the results stay due
+                log.exception("the results' process failed a batch")
+                answer = ("trouble", f"the results' process failed: {e}")
+            try:
+                conn.send(answer)
+            except OSError:
+                return
+    finally:
+        store.close()

@@ -1,0 +1,141 @@
+"""The served league's results written by a process of their own on PostgreSQL (league/results_process.py),
+and by the server's own results thread on a SQLite file: either way a push that ends a game is answered
+once its result is in the standings, and a results' process that dies loses no result."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from league.kiosks import Kiosks
+from league.organiser import Organiser
+from league.results_process import ResultsProcess
+from league.store import Store
+from tests.league_kiosk_helpers import league_with_schedule, played_game
+from tests.league_server import LeagueServer
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, from /proc."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if fields[1] == str(pid):
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _results_process(server: LeagueServer) -> list[int]:
+    """The server's results' process, if it has one: a spawned child (multiprocessing's)."""
+    assert server.proc is not None
+    return [
+        pid
+        for pid in _children(server.proc.pid)
+        if b"multiprocessing" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        and b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+
+
+def _wait_for(what, seconds: float = 20.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:  # bounded
+        got = what()
+        if got:
+            return got
+        time.sleep(0.05)
+    return what()
+
+
+@pytest.fixture
+def league(league_db, tmp_path):
+    """The served league, a kiosk enrolled at each venue, and a game won at each venue's meeting."""
+    store = Store(league_db)
+    world = league_with_schedule(store)
+    server = LeagueServer(league_db)
+    server.start()
+    keys, games = {}, {}
+    for venue in world["venues"]:
+        status, enrolled = server.api.call("POST", "/api/v1/enrol", {"code": Kiosks(store).make_code(venue, 1)})
+        assert status == 200
+        keys[venue] = enrolled["key"]
+        games[venue] = played_game(tmp_path, world["teams_at"][venue])
+    yield {**world, "store": store, "server": server, "keys": keys, "games": games}
+    server.stop()
+    store.close()
+
+
+def _push_game(league, venue: int) -> tuple[int, dict]:
+    body = {"games": [{"game": 1, "meeting": league["meeting_at"][venue], "events": league["games"][venue]}]}
+    return league["server"].api.call("POST", "/api/v1/push", body, league["keys"][venue])
+
+
+def _counted(league) -> int:
+    """Games in the division's standings."""
+    return sum(row.played for row in Organiser(league["store"]).standings(league["division"])) // 2
+
+
+def test_a_push_that_ends_a_game_is_answered_once_its_result_is_in_the_standings(league, league_db):
+    """On PostgreSQL by the server's results' process, on SQLite by its results thread (no process)."""
+    here = league["venues"][0]
+    status, got = _push_game(league, here)
+    assert status == 200 and got["games"][0]["acked"] == len(league["games"][here])
+    assert _counted(league) == 1  # at once: the answer came after the result
+    theirs = _results_process(league["server"])
+    assert len(theirs) == (1 if league_db.startswith("postgresql") else 0)
+
+
+@pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+def test_a_results_process_that_died_is_started_again_and_no_result_is_lost(league):
+    """Killed between two games: the next game's result is written by a new process, and its push is
+    answered as usual."""
+    here, there = league["venues"]
+    assert _push_game(league, here)[0] == 200
+    (first,) = _wait_for(lambda: _results_process(league["server"]))
+    os.kill(first, signal.SIGKILL)
+    assert _wait_for(lambda: first not in _results_process(league["server"]))
+
+    status, got = _push_game(league, there)
+    assert status == 200 and got["games"][0]["acked"] == len(league["games"][there])
+    assert _counted(league) == 2
+    (second,) = _results_process(league["server"])
+    assert second != first
+
+
+@pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+def test_a_results_process_writes_what_is_due_and_says_what_it_could_not(league_db, tmp_path):
+    """The process on its own, without a server: results left due by pushes are written by it; a batch
+    asked of a process that was killed is heard by a new one; closed, it ends."""
+    store = Store(league_db)
+    world = league_with_schedule(store)
+    kiosks = Kiosks(store)
+    due = []
+    for venue in world["venues"]:  # a game won at each venue's meeting, its result left due
+        key = kiosks.enrol(kiosks.make_code(venue, 1))["key"]
+        events = played_game(tmp_path, world["teams_at"][venue])
+        body = {"games": [{"game": 1, "meeting": world["meeting_at"][venue], "events": events}]}
+        (answer, theirs), *_ = kiosks.push_events([(key, body)])
+        assert not isinstance(answer, Exception)
+        due += theirs
+    assert len(due) == 2
+    results = ResultsProcess(store.url.render_as_string(hide_password=False)).start()
+    try:
+        assert results.write_results(due[:1]) == []
+        assert sum(r.played for r in Organiser(store).standings(world["division"])) // 2 == 1
+        first = results.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        _wait_for(lambda: not results.running)
+        assert results.finish_results() == 1  # the other game, still due, by a new process
+        assert results.pid != first
+        assert sum(r.played for r in Organiser(store).standings(world["division"])) // 2 == 2
+    finally:
+        results.close()
+    assert not results.running
+    store.close()
