@@ -842,6 +842,11 @@ class FoldCache:
             return Folding([], None, 0)  # nothing held of it yet: nothing to read
         return Folding.of(ks.applied_events(conn, kiosk, game), last)
 
+    def kept(self, kiosk: int, game: int) -> Folding | None:
+        """The game as last kept here, if it is (for another process to fold no more than it must)."""
+        with self._lock:
+            return self._kept.get((kiosk, game))
+
     def keep(self, folded: list[tuple[tuple[int, int], Folding]]) -> None:
         """Keeps a stored push's games (the least recently pushed go when there are too many)."""
         with self._lock:

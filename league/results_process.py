@@ -27,7 +27,7 @@ import signal
 import threading
 from typing import Any
 
-from league.kiosks import Kiosks, Where
+from league.kiosks import FoldCache, Kiosks, Where
 from league.store import Store, StoreTrouble, StoreUnreachable
 
 STOP_SECONDS = 10  # a stop waits this long for a batch being written, then ends the process
@@ -39,8 +39,12 @@ class ResultsProcess:
     """The results' writer in a process of its own, called from the server's results thread (one call
     at a time): ``write_results`` and ``finish_results`` as ``Kiosks`` has them."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url  # the database, as the server's store opened it
+    def __init__(self, url: str, folds: FoldCache | None = None) -> None:
+        """``url``: the database, as the server's store opened it; ``folds``: the server's folded games,
+        handed over with the games whose results are due (the process takes one only if it ends at the
+        seq the database holds, as the server's own results would)."""
+        self.url = url
+        self.folds = folds
         self._lock = threading.Lock()
         self._proc: Any = None  # multiprocessing's spawned process
         self._conn: multiprocessing.connection.Connection | None = None
@@ -61,7 +65,8 @@ class ResultsProcess:
 
     def write_results(self, due: list[Where]) -> list[Where]:
         """The results of these pairs written, in this order; those that could not be (still due)."""
-        return [(k, g) for k, g in self._ask(("write", due))]
+        folded = [(where, kept) for where in due if self.folds and (kept := self.folds.kept(*where))]
+        return [(k, g) for k, g in self._ask(("write", (due, folded)))]
 
     def finish_results(self) -> int:
         """Every result still due written, in the order the games ended; how many were due."""
@@ -133,11 +138,13 @@ def _serve(url: str, conn: multiprocessing.connection.Connection) -> None:
     try:
         while True:
             try:
-                what, due = conn.recv()
+                what, asked = conn.recv()
             except (EOFError, OSError):
                 return
             try:
                 if what == "write":
+                    due, folded = asked
+                    kiosks.folds.keep(folded)  # the games as the server folded them: no need to read them again
                     answer: tuple[str, Any] = ("written", kiosks.write_results(due))
                 else:
                     answer = ("written", kiosks.finish_results())

@@ -51,7 +51,8 @@ def site(
     tell = changed or boards.changed
     kiosks = Kiosks(store, published=tell)
     # On PostgreSQL the results are written by a process of their own: an interpreter of their own.
-    results = ResultsProcess(store.url.render_as_string(hide_password=False)) if store.dialect == "postgresql" else None
+    url = store.url.render_as_string(hide_password=False)
+    results = ResultsProcess(url, kiosks.folds) if store.dialect == "postgresql" else None
     api = create_app(kiosks, results=results)
     pages = make_app(store, secure_cookies=secure_cookies, boards=boards, public_url=public_url, changed=tell)
 
