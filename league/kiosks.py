@@ -321,19 +321,25 @@ class Kiosks:
             if state is not None and _new_round_robin_game(b, state, meetings[b["meeting_id"]]):
                 together.append((b, state))
                 continue
-            self._new_results(w, together, meetings)  # those before it first: the order decides
+            self._new_results(w, together, meetings, last=False)  # those before it first: the order decides
             together = []
             self._write_result(w, {"id": b["kiosk_id"]}, b, state)
             alone.append((b["kiosk_id"], b["game"]))
-        self._new_results(w, together, meetings)
+        self._new_results(w, together, meetings, last=True)
         return alone
 
     def _new_results(
-        self, w: Writer, together: list[tuple[dict[str, Any], GameState]], meetings: dict[int, dict[str, Any]]
+        self,
+        w: Writer,
+        together: list[tuple[dict[str, Any], GameState]],
+        meetings: dict[int, dict[str, Any]],
+        last: bool,
     ) -> None:
         """New round-robin games' results, as ``_record_result`` and ``write_figures`` would write them
         one after another, in a statement or two each for all (their meetings' games read in one; the
-        events, games, totals, notes and figures written in one each)."""
+        events, games, totals, notes and figures written in one each). ``last``: the transaction only
+        writes after them (its callers clear marks and commit), so their writes go together
+        (``Writer.send_the_rest``): all that is read is read first."""
         if not together:
             return
         w.lock_league()  # before reading the meetings' games: the counts and numbers must hold when written
@@ -362,9 +368,12 @@ class Kiosks:
             pair = (m["team_a"], m["team_b"])
             lines = game_lines(state, b["ns_team"], pair, rosters) if counted_at(state, b["ns_team"], pair) else []
             figures.append((g["id"], lines, fs.NewGame(outcome, m["team_a"], m["team_b"])))
+        held = fs.sums_of_games(w.conn, figures)
+        if last:
+            w.send_the_rest()
         w.append_new_games(new)
         ks.set_results(w.conn, results)
-        fs.add_games(w.conn, figures)
+        fs.add_games(w.conn, figures, held)
 
     def _store(
         self, pushes: list[tuple[Kiosk, Any]], defer: bool
@@ -402,6 +411,8 @@ class Kiosks:
                 theirs[i] = [(k["id"], p.game) for p in batch if (k["id"], p.game) in group.ended]
                 if any(g["stored"] for g in games):
                     boards.add(k["venue_id"])
+            if defer:  # nothing more is read: the events and marks go with the commit
+                w.send_the_rest()
             group.write(w.conn, now)
             if defer:
                 ks.mark_due(w.conn, list(group.ended), now)

@@ -177,17 +177,21 @@ class Served(LeagueServer):
         self.start()
 
     def cpu_seconds(self) -> float:
-        """The server's CPU time so far (user + system; its worker processes' too), from /proc."""
+        """The server's CPU time so far (user + system; every process it started too: its worker
+        processes and their results' processes), from /proc."""
         assert self.proc is not None
-        total = 0
+        parent, ticks = {}, {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue  # a process that ended meanwhile
-            if stat.parent.name == str(self.proc.pid) or fields[1] == str(self.proc.pid):  # it, or its child
-                total += int(fields[11]) + int(fields[12])
-        return total / os.sysconf("SC_CLK_TCK")
+            pid = int(stat.parent.name)
+            parent[pid], ticks[pid] = int(fields[1]), int(fields[11]) + int(fields[12])
+        ours = {self.proc.pid}
+        for _ in range(3):  # the server, its worker processes, theirs
+            ours |= {pid for pid, up in parent.items() if up in ours}
+        return sum(ticks.get(pid, 0) for pid in ours) / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> str:
         """Stops it; what it said on standard error, the end of it."""
