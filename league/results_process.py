@@ -23,14 +23,18 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import multiprocessing.connection
+import os
 import signal
 import threading
 from typing import Any
+
+from sqlalchemy.engine import make_url
 
 from league.kiosks import FoldCache, Kiosks, Where
 from league.store import Store, StoreTrouble, StoreUnreachable
 
 STOP_SECONDS = 10  # a stop waits this long for a batch being written, then ends the process
+APPLICATION = "clabber league results"  # its connection's name in pg_stat_activity, with the server's pid
 
 log = logging.getLogger("league.results")
 
@@ -84,10 +88,19 @@ class ResultsProcess:
                     self._proc.join(STOP_SECONDS)
             self._proc = self._conn = None
 
+    @property
+    def name(self) -> str:
+        """What PostgreSQL shows of its connection (``pg_stat_activity.application_name``)."""
+        return f"{APPLICATION} of {os.getpid()}"
+
     def _spawn(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         ours, theirs = ctx.Pipe()
-        proc = ctx.Process(target=_serve, args=(self.url, theirs), name="league-results", daemon=True)
+        url = make_url(self.url)
+        if "application_name" not in url.query:
+            url = url.update_query_dict({"application_name": self.name})
+        args = (url.render_as_string(hide_password=False), theirs)
+        proc = ctx.Process(target=_serve, args=args, name="league-results", daemon=True)
         proc.start()
         theirs.close()  # only the process holds its end now: its death is the end of the pipe here
         self._proc, self._conn = proc, ours

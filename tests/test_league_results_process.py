@@ -10,11 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from league.kiosks import Kiosks
 from league.organiser import Organiser
-from league.results_process import ResultsProcess
+from league.results_process import APPLICATION, ResultsProcess
 from league.store import Store
+from tests.league_db import _admin
 from tests.league_kiosk_helpers import league_with_schedule, played_game
 from tests.league_server import LeagueServer
 
@@ -139,3 +141,32 @@ def test_a_results_process_writes_what_is_due_and_says_what_it_could_not(league_
         results.close()
     assert not results.running
     store.close()
+
+
+@pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+def test_a_results_process_whose_connection_postgresql_closed_fails_one_push_in_words_then_writes_it(league):
+    """PostgreSQL restarted or an administrator ended the process's connection (found by its name in
+    pg_stat_activity): the push that ends the next game hears 503 in words, its events kept; its retry
+    is answered as usual, with the result in the standings."""
+    here, there = league["venues"]
+    assert _push_game(league, here)[0] == 200
+    (results,) = _results_process(league["server"])
+    name = f"{APPLICATION} of {league['server'].proc.pid}"
+    admin = _admin()
+    try:
+        with admin.begin() as conn:
+            ended = conn.execute(
+                sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :name"),
+                {"name": name},
+            ).scalars()
+            assert list(ended) == [True]
+    finally:
+        admin.dispose()
+
+    status, got = _push_game(league, there)  # its connection is not tried first: in use less than 10 s ago
+    assert status == 503 and got["error"] == "the league's database cannot be used now: try again later"
+    assert _counted(league) == 1
+    status, got = _push_game(league, there)  # the kiosk's retry
+    assert status == 200 and got["games"][0]["duplicates"] == len(league["games"][there])
+    assert _counted(league) == 2
+    assert _results_process(league["server"]) == [results]  # the same process: only its connection was new
