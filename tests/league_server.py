@@ -120,6 +120,21 @@ class LeagueServer:
         self.proc = None
 
 
+def spawned(parent: int) -> list[int]:
+    """The processes ``parent`` spawned with multiprocessing (a server's worker processes, its results'
+    process), not multiprocessing's resource tracker, a child too: from /proc."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            spawn = b"spawn_main" in (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue  # ended meanwhile
+        if fields[1] == str(parent) and spawn:
+            out.append(int(stat.parent.name))
+    return out
+
+
 @contextmanager
 def league_server(db: str) -> Iterator[Api]:
     """The server on ``db`` until the block ends (then stopped with SIGTERM, as systemd stops it)."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -18,31 +17,13 @@ from league.results_process import APPLICATION, ResultsProcess
 from league.store import Store
 from tests.league_db import _admin
 from tests.league_kiosk_helpers import league_with_schedule, played_game
-from tests.league_server import LeagueServer
-
-
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``, from /proc."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        if fields[1] == str(pid):
-            out.append(int(stat.parent.name))
-    return out
+from tests.league_server import LeagueServer, spawned
 
 
 def _results_process(server: LeagueServer) -> list[int]:
-    """The server's results' process, if it has one: a spawned child (multiprocessing's)."""
+    """The server's results' process, if it has one."""
     assert server.proc is not None
-    return [
-        pid
-        for pid in _children(server.proc.pid)
-        if b"multiprocessing" in Path(f"/proc/{pid}/cmdline").read_bytes()
-        and b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
+    return spawned(server.proc.pid)
 
 
 def _wait_for(what, seconds: float = 20.0):

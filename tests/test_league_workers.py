@@ -18,7 +18,7 @@ import pytest
 from league.board_news import News
 from league.store import Store
 from tests.board_helpers import busy_night, push_body, table_game
-from tests.league_server import CLABBER, LeagueServer
+from tests.league_server import CLABBER, LeagueServer, spawned
 from tests.sse import Stream
 
 pg_only = pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
@@ -64,19 +64,6 @@ def test_board_news_reaches_every_process_alike_and_in_the_order_each_sent_it(le
             s.close()
 
 
-def _workers(parent: int) -> list[int]:
-    """The server's worker processes: its children, from /proc."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[1] == str(parent) and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
-            out.append(int(stat.parent.name))  # not multiprocessing's resource tracker, a child too
-    return out
-
-
 def _serving(pid: int, port: int) -> int:
     """How many established connections on ``port`` the process holds, from /proc (no tool needed)."""
     mine = set()
@@ -107,8 +94,8 @@ def test_several_processes_serve_one_port_tell_every_board_and_stop_together(lea
     served.start()
     assert served.proc is not None
     parent = served.proc.pid
-    _until(lambda: len(_workers(parent)) == 2)
-    workers = _workers(parent)
+    _until(lambda: len(spawned(parent)) == 2)
+    workers = spawned(parent)
 
     async def boards_on_both() -> None:
         streams: list[Stream] = []
@@ -145,8 +132,8 @@ def test_a_server_process_that_dies_stops_the_service_in_words(league_db):
     served.start()
     proc = served.proc
     assert proc is not None
-    _until(lambda: len(_workers(proc.pid)) == 2)
-    lost, other = _workers(proc.pid)
+    _until(lambda: len(spawned(proc.pid)) == 2)
+    lost, other = spawned(proc.pid)
     os.kill(lost, signal.SIGKILL)
     assert proc.wait(timeout=45) == 2  # systemd's Restart= starts the service again, whole
     served.log.seek(0)
