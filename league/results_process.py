@@ -54,9 +54,14 @@ class ResultsProcess:
         self._conn: multiprocessing.connection.Connection | None = None
 
     def start(self) -> ResultsProcess:
+        """Started now, so that the first result does not wait for it; one that cannot be started now
+        (too many processes, say) is said in the log, and the first batch tries again."""
         with self._lock:
             if not self.running:
-                self._spawn()
+                try:
+                    self._spawn()
+                except OSError as e:
+                    log.warning("the results' process cannot be started now (%s): the first results will try", e)
         return self
 
     @property
@@ -77,16 +82,23 @@ class ResultsProcess:
         return int(self._ask(("finish", None)))
 
     def close(self) -> None:
-        """Stops the process: it finishes the batch it is writing (up to ``STOP_SECONDS``), then ends."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()  # it hears the end of its pipe once it has answered
-            if self._proc is not None:
-                self._proc.join(STOP_SECONDS)
-                if self._proc.is_alive():
-                    self._proc.terminate()
-                    self._proc.join(STOP_SECONDS)
-            self._proc = self._conn = None
+        """Stops the process: a batch it is writing is let finish (up to ``STOP_SECONDS``), then it ends
+        (a batch cut short leaves its results due, written at the next start)."""
+        idle = self._lock.acquire(timeout=STOP_SECONDS)  # held while a batch is written
+        try:
+            proc = self._proc
+            if idle and self._conn is not None:
+                self._conn.close()  # it hears the end of its pipe and ends
+            if proc is not None:
+                proc.join(STOP_SECONDS if idle else 0)
+                if proc.is_alive():
+                    proc.terminate()  # the batch's answer then fails: its pushes hear 503
+                    proc.join(STOP_SECONDS)
+            if idle:
+                self._proc = self._conn = None
+        finally:
+            if idle:
+                self._lock.release()
 
     @property
     def name(self) -> str:

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from league import kiosk_store as ks
+from league import results_process
 from league.kiosks import Kiosks
 from league.organiser import Organiser
 from league.results_process import APPLICATION, ResultsProcess
-from league.store import Store
+from league.store import Store, StoreTrouble
 from tests.league_db import _admin
 from tests.league_kiosk_helpers import league_with_schedule, played_game
 from tests.league_server import LeagueServer, spawned
@@ -91,15 +95,14 @@ def test_a_results_process_that_died_is_started_again_and_no_result_is_lost(leag
     assert second != first
 
 
-@pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
-def test_a_results_process_writes_what_is_due_and_says_what_it_could_not(league_db, tmp_path):
-    """The process on its own, without a server: results left due by pushes are written by it; a batch
-    asked of a process that was killed is heard by a new one; closed, it ends."""
+def _results_due(league_db: str, tmp_path: Path) -> tuple[Store, dict, list[tuple[int, int]]]:
+    """A league with a game won at each venue's meeting, pushed through the library with its result
+    left due: the store, the league, the (kiosk, game) pairs due."""
     store = Store(league_db)
     world = league_with_schedule(store)
     kiosks = Kiosks(store)
     due = []
-    for venue in world["venues"]:  # a game won at each venue's meeting, its result left due
+    for venue in world["venues"]:
         key = kiosks.enrol(kiosks.make_code(venue, 1))["key"]
         events = played_game(tmp_path, world["teams_at"][venue])
         body = {"games": [{"game": 1, "meeting": world["meeting_at"][venue], "events": events}]}
@@ -107,6 +110,14 @@ def test_a_results_process_writes_what_is_due_and_says_what_it_could_not(league_
         assert not isinstance(answer, Exception)
         due += theirs
     assert len(due) == 2
+    return store, world, due
+
+
+@pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+def test_a_results_process_writes_what_is_due_and_says_what_it_could_not(league_db, tmp_path):
+    """The process on its own, without a server: results left due by pushes are written by it; a batch
+    asked of a process that was killed is heard by a new one; closed, it ends."""
+    store, world, due = _results_due(league_db, tmp_path)
     results = ResultsProcess(store.url.render_as_string(hide_password=False)).start()
     try:
         assert results.write_results(due[:1]) == []
@@ -151,3 +162,43 @@ def test_a_results_process_whose_connection_postgresql_closed_fails_one_push_in_
     assert status == 200 and got["games"][0]["duplicates"] == len(league["games"][there])
     assert _counted(league) == 2
     assert _results_process(league["server"]) == [results]  # the same process: only its connection was new
+
+
+@pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+def test_a_stop_waits_a_while_for_a_batch_held_up_then_ends_the_process_and_the_results_stay_due(
+    league_db, tmp_path, monkeypatch
+):
+    """A batch waiting for the league's lock (held here by another writer) when the server stops: the
+    stop waits STOP_SECONDS for it, not for ever, then ends the process; the batch's caller hears
+    StoreTrouble, and its results are still due for the next start."""
+    store, _world, due = _results_due(league_db, tmp_path)
+    monkeypatch.setattr(results_process, "STOP_SECONDS", 1)
+    results = ResultsProcess(store.url.render_as_string(hide_password=False)).start()
+    heard: list[object] = []
+
+    def batch() -> None:
+        try:
+            heard.append(results.write_results(due))
+        except StoreTrouble as e:
+            heard.append(e)
+
+    with store.write():  # the league's lock, held until the stop is over
+        writing = threading.Thread(target=batch)
+        writing.start()
+        time.sleep(1.0)  # the process is waiting for the lock by now
+        stopping = threading.Thread(target=results.close)
+        stopping.start()
+        stopping.join(5)  # bounded: a stop that waited for the batch would wait for this lock for ever
+        stopped = not stopping.is_alive()
+    writing.join(10)
+    stopping.join(10)
+    assert stopped and not results.running
+    assert len(heard) == 1 and isinstance(heard[0], StoreTrouble) and "stay due" in str(heard[0])
+    with store.read() as r:
+        assert ks.results_due(r.conn) == due
+    again = ResultsProcess(store.url.render_as_string(hide_password=False))
+    try:
+        assert again.finish_results() == 2
+    finally:
+        again.close()
+    store.close()
