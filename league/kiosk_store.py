@@ -362,16 +362,22 @@ def rulings_of(conn: Connection, kiosk_id: int) -> list[dict[str, Any]]:
     return _rows(conn, q)
 
 
+_meeting_night = sa.func.coalesce(meetings.c.date, rounds.c.date)  # a moved meeting's new date, or its round's
+_MEETINGS_ON = (  # built once: every kiosk asks every few minutes
+    sa.select(meetings, rounds.c.number.label("round"), rounds.c.division_id, _meeting_night.label("night"))
+    .join(rounds, rounds.c.id == meetings.c.round_id)
+    .where(
+        meetings.c.venue_id == sa.bindparam("venue"),
+        _meeting_night == sa.bindparam("date"),
+        meetings.c.team_b.is_not(None),
+    )
+    .order_by(meetings.c.table_number, meetings.c.id)
+)
+
+
 def meetings_on(conn: Connection, venue: int, date: str) -> list[dict[str, Any]]:
     """The meetings (not byes) at a venue on a night, moved ones included by their new date."""
-    night = sa.func.coalesce(meetings.c.date, rounds.c.date)
-    q = (
-        sa.select(meetings, rounds.c.number.label("round"), rounds.c.division_id, night.label("night"))
-        .join(rounds, rounds.c.id == meetings.c.round_id)
-        .where(meetings.c.venue_id == venue, night == date, meetings.c.team_b.is_not(None))
-        .order_by(meetings.c.table_number, meetings.c.id)
-    )
-    return _rows(conn, q)
+    return _rows(conn, _MEETINGS_ON, {"venue": venue, "date": date})
 
 
 def count_all(conn: Connection) -> dict[str, int]:

@@ -302,6 +302,7 @@ class Kiosks:
             ]
             ks.clear_due(w.conn, self._write_ended(w, ended))
             changed = w.appended
+        self.folds.forget(wanted)  # written, or by another process meanwhile
         if changed:
             self._tell({None})  # a result changes the standings every venue's board shows
 
@@ -868,6 +869,14 @@ class FoldCache:
                 self._kept.move_to_end(key)
             while len(self._kept) > self.most:
                 self._kept.popitem(last=False)
+
+    def forget(self, ended: list[Where]) -> None:
+        """Lets go of games whose results are written: a game that has ended is not pushed again (a
+        late correction is folded from the database), and what a busy night's ended games would hold
+        here is what makes the collector of cyclic garbage pause the longest (docs/league.md)."""
+        with self._lock:
+            for where in ended:
+                self._kept.pop(where, None)
 
 
 _EVENT_FIELDS = tuple(f.name for f in fields(GameEvent))

@@ -75,7 +75,10 @@ class ResultsProcess:
     def write_results(self, due: list[Where]) -> list[Where]:
         """The results of these pairs written, in this order; those that could not be (still due)."""
         folded = [(where, kept) for where in due if self.folds and (kept := self.folds.kept(*where))]
-        return [(k, g) for k, g in self._ask(("write", (due, folded)))]
+        failed = [(k, g) for k, g in self._ask(("write", (due, folded)))]
+        if self.folds is not None:
+            self.folds.forget([where for where in due if where not in failed])  # as Kiosks.write_results does
+        return failed
 
     def finish_results(self) -> int:
         """Every result still due written, in the order the games ended; how many were due."""

@@ -8,6 +8,7 @@ the same transaction and can be rebuilt from the log at any time. Alembic migrat
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import os
 import threading
@@ -284,6 +285,13 @@ _GAMES_OF_MEETINGS = (  # a batch of results reads it
 )
 
 
+@functools.cache
+def _largest_id(table: sa.Table) -> sa.Select[Any]:
+    """A table's largest id (0 when empty), the statement built once a table: built afresh, each left a
+    cycle of objects for the collector of cyclic garbage to find (docs/league.md)."""
+    return sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0))
+
+
 class Reader:
     """Reads within one transaction."""
 
@@ -438,7 +446,7 @@ class Reader:
         ]
 
     def next_id(self, table: sa.Table) -> int:
-        return int(self.conn.execute(sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0))).scalar_one()) + 1
+        return int(self.conn.execute(_largest_id(table)).scalar_one()) + 1
 
 
 class Writer(Reader):

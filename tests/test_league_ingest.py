@@ -217,6 +217,29 @@ def test_a_push_that_ends_a_game_is_answered_once_its_result_is_in_the_standings
     assert asyncio.run(pushes()) == [0, 2]
 
 
+def test_a_game_is_let_go_of_once_its_result_is_written_and_a_late_event_is_folded_from_the_database(world):
+    """The server keeps the games it folded, so that the next push folds only its own events; an
+    ended game's is let go of once its result is written (a busy night's ended games would fill the
+    memory and make the collector pause); a game still going is kept; an event pushed to the ended
+    game later is still checked against the whole game, read from the database."""
+    kiosks = world["kiosks"]
+    v1 = world["venues"][0]
+    events, meeting, key = world["games"][v1], world["meeting_at"][v1], world["keys"][(v1, 1)]
+    [(answer, due)] = kiosks.push_events([(key, _body(meeting, events[:-1]))])
+    assert not isinstance(answer, Exception) and due == []
+    [where] = [w for w in _held(world["store"])]
+    assert kiosks.folds.kept(*where) is not None  # the game going on
+    [(answer, due)] = kiosks.push_events([(key, _body(meeting, events[-1:]))])
+    assert due == [where] and kiosks.folds.kept(*where) is not None  # kept for its result
+    assert kiosks.write_results(due) == []
+    assert kiosks.folds.kept(*where) is None
+    late = {**events[-1], "seq": len(events) + 1, "kind": "hand_confirmed"}  # a hand after the end
+    [answer] = kiosks.push_all([(key, _body(meeting, [late]))])
+    assert not isinstance(answer, Exception)
+    [refused] = answer["games"][0]["quarantined"]  # refused by the whole game's fold, not stored as applied
+    assert refused == {"seq": len(events) + 1, "why": "no hand is waiting to be confirmed"}
+
+
 def test_a_result_the_database_fails_to_write_is_a_503_and_written_with_the_next(world, monkeypatch):
     """The database failing just as a result is written: the push is answered 503 (its events kept,
     its result due), and the kiosk's retry of it, all duplicates, writes it (with every other result

@@ -95,12 +95,14 @@ def test_a_results_process_that_died_is_started_again_and_no_result_is_lost(leag
     assert second != first
 
 
-def _results_due(league_db: str, tmp_path: Path) -> tuple[Store, dict, list[tuple[int, int]]]:
-    """A league with a game won at each venue's meeting, pushed through the library with its result
-    left due: the store, the league, the (kiosk, game) pairs due."""
-    store = Store(league_db)
+def _results_due(
+    league_db: str, tmp_path: Path, kiosks: Kiosks | None = None
+) -> tuple[Store, dict, list[tuple[int, int]]]:
+    """A league with a game won at each venue's meeting, pushed through the library (``kiosks``, when
+    given, as a server's) with its result left due: the store, the league, the (kiosk, game) pairs due."""
+    store = kiosks.store if kiosks is not None else Store(league_db)
     world = league_with_schedule(store)
-    kiosks = Kiosks(store)
+    kiosks = kiosks or Kiosks(store)
     due = []
     for venue in world["venues"]:
         key = kiosks.enrol(kiosks.make_code(venue, 1))["key"]
@@ -132,6 +134,23 @@ def test_a_results_process_writes_what_is_due_and_says_what_it_could_not(league_
     finally:
         results.close()
     assert not results.running
+    store.close()
+
+
+@pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+def test_the_server_lets_go_of_a_game_once_the_results_process_has_written_its_result(league_db, tmp_path):
+    """The games the server folded are handed to the results' process; once a result is written, the
+    server lets go of that game (an ended game is not pushed again), and keeps the one still due."""
+    server = Kiosks(Store(league_db))
+    store, _world, due = _results_due(league_db, tmp_path, server)
+    results = ResultsProcess(store.url.render_as_string(hide_password=False), server.folds).start()
+    try:
+        assert all(server.folds.kept(*where) is not None for where in due)
+        assert results.write_results(due[:1]) == []
+        assert server.folds.kept(*due[0]) is None
+        assert server.folds.kept(*due[1]) is not None  # not written yet: kept for its result
+    finally:
+        results.close()
     store.close()
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -179,7 +180,7 @@ class GuardedProtocol(HttpToolsProtocol):
             self._arm(RESPONSE_TIMEOUT)
             # The app runs on the loop's next turn, with this scope: it may ask for more time.
             scope: Any = cycle.scope
-            scope.setdefault("extensions", {})[LONG_RESPONSE] = lambda seconds: self._put_off(cycle, seconds)
+            scope.setdefault("extensions", {})[LONG_RESPONSE] = _PutOff(self, cycle)
         return True
 
     def _put_off(self, cycle: Any, seconds: float) -> None:
@@ -202,6 +203,23 @@ class GuardedProtocol(HttpToolsProtocol):
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
+
+
+class _PutOff:
+    """A request's way to ask for more time (its scope's ``LONG_RESPONSE``). It holds its connection and
+    its request weakly: a closure over them, kept in the request's own scope, made each request a
+    cycle that only the collector of cyclic garbage could free, in pauses that held up every answer."""
+
+    __slots__ = ("_cycle", "_protocol")
+
+    def __init__(self, protocol: GuardedProtocol, cycle: Any) -> None:
+        self._protocol = weakref.ref(protocol)
+        self._cycle = weakref.ref(cycle)
+
+    def __call__(self, seconds: float) -> None:
+        protocol, cycle = self._protocol(), self._cycle()
+        if protocol is not None and cycle is not None:
+            protocol._put_off(cycle, seconds)
 
 
 def guarded_protocol(guard: Guard) -> type[GuardedProtocol]:
