@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from kiosk.events import GameEvent
+from league.pipeline import Read, together
 from league.store import games, meetings, metadata, rounds
 
 enrol_codes = sa.Table(
@@ -130,7 +131,14 @@ _KIOSKS_BY_HASH = sa.select(kiosks).where(
 
 def kiosks_by_hash(conn: Connection, key_hashes: list[str]) -> dict[str, dict[str, Any]]:
     """The kiosks with these keys, by key hash, but for revoked keys."""
-    return {r["key_hash"]: r for r in _rows(conn, _KIOSKS_BY_HASH, {"hashes": key_hashes})}
+    return together(conn, keyed(key_hashes))[0]
+
+
+def keyed(key_hashes: list[str]) -> Read[dict[str, dict[str, Any]]]:
+    """``kiosks_by_hash`` as a read that may go with others (league/pipeline.py)."""
+    return Read(
+        _KIOSKS_BY_HASH, {"hashes": key_hashes}, lambda rows: {r["key_hash"]: r for r in rows}, bool(key_hashes)
+    )
 
 
 def kiosk(conn: Connection, id_: int) -> dict[str, Any] | None:
@@ -171,11 +179,25 @@ def bound_with_last(
     writer holds the file's lock anyway); then the highest seq the league holds of each that it holds
     any of. Two statements: on PostgreSQL, a statement that waited for a lock still reads as of its
     start, so a seq read with the lock could miss the events of the push it waited for."""
-    if not games:
-        return {}, {}
-    pairs = {"pairs": games}
-    bound = {(r["kiosk_id"], r["game"]): r for r in _rows(conn, _BOUND_LOCKED, pairs)}
-    return bound, {(k, g): int(seq) for k, g, seq in conn.execute(_LAST_SEQS, pairs)}
+    return together(conn, bindings_locked(games), last_seqs(games))
+
+
+def bindings_locked(games: list[tuple[int, int]]) -> Read[dict[tuple[int, int], dict[str, Any]]]:
+    """The bindings of these (kiosk, game) pairs, by pair, locked (``bound_with_last``)."""
+    return Read(
+        _BOUND_LOCKED, {"pairs": games}, lambda rows: {(r["kiosk_id"], r["game"]): r for r in rows}, bool(games)
+    )
+
+
+def last_seqs(games: list[tuple[int, int]]) -> Read[dict[tuple[int, int], int]]:
+    """The highest seq the league holds of each of these (kiosk, game) pairs that it holds any of.
+    After ``bindings_locked`` in a statement of its own (``bound_with_last``)."""
+    return Read(
+        _LAST_SEQS,
+        {"pairs": games},
+        lambda rows: {(r["kiosk_id"], r["game"]): int(r["last"]) for r in rows},
+        bool(games),
+    )
 
 
 _BOUND_LOCKED = (
@@ -185,7 +207,7 @@ _BOUND_LOCKED = (
     .with_for_update()
 )
 _LAST_SEQS = (
-    sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq))
+    sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq).label("last"))
     .where(_pairs_in(kiosk_events))
     .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
 )

@@ -24,6 +24,7 @@ from kiosk.events import GAME_STARTED, UNDONE, GameEvent
 from kiosk.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
 from league import events as ev
 from league import kiosk_store as ks
+from league import pipeline
 from league import stats_store as fs
 from league import store as st
 from league.organiser import advance_playoffs
@@ -344,10 +345,15 @@ class Kiosks:
         if not together:
             return
         w.lock_league()  # before reading the meetings' games: the counts and numbers must hold when written
-        played = w.games_of_meetings(sorted({b["meeting_id"] for b, _ in together}))
-        teams = sorted({t for m in meetings.values() for t in (m["team_a"], m["team_b"]) if t is not None})
-        rosters = fs.rosters(w.conn, teams)
-        next_game = w.next_id(st.games)
+        meeting_ids = sorted({b["meeting_id"] for b, _ in together})
+        teams = sorted(
+            {t for i in meeting_ids for t in (meetings[i]["team_a"], meetings[i]["team_b"]) if t is not None}
+        )
+        # All that is read, in one round trip: the sums of every team whose game this is (more than
+        # the counted games change), so that the writes can go together after.
+        played, rosters, next_game, held = pipeline.together(
+            w.conn, st.games_of(meeting_ids), fs.rosters_of(teams), st.next_id(st.games), fs.sums_of(teams)
+        )
         new: list[tuple[dict[str, Any], tuple[int, int]]] = []
         results: list[tuple[int, int, int | None, str | None]] = []
         figures: list[tuple[int, list[dict[str, Any]], fs.NewGame]] = []
@@ -369,7 +375,6 @@ class Kiosks:
             pair = (m["team_a"], m["team_b"])
             lines = game_lines(state, b["ns_team"], pair, rosters) if counted_at(state, b["ns_team"], pair) else []
             figures.append((g["id"], lines, fs.NewGame(outcome, m["team_a"], m["team_b"])))
-        held = fs.sums_of_games(w.conn, figures)
         if last:
             w.send_the_rest()
         w.append_new_games(new)
@@ -668,9 +673,17 @@ class _Group:
         last seqs, and the meetings that the games not bound yet name, in one statement for them all."""
         # Locked in one order: no two processes wait on each other.
         wanted = sorted({(kiosk, p.game) for kiosk, p in pushed})
-        group = cls(*ks.bound_with_last(w.conn, wanted))
-        named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in group.bound and p.meeting is not None}
-        group.meetings = w.meetings_with_settings(sorted(named))
+        # With the bindings, in the same round trip: the meetings of the games that begin in this group
+        # (their first event is here), which are those not bound yet but for a game whose first push
+        # was lost; that one's meeting is read after.
+        beginning = {p.meeting for _, p in pushed if p.meeting is not None and p.events and p.events[0].seq == 1}
+        bound, last, meetings = pipeline.together(
+            w.conn, ks.bindings_locked(wanted), ks.last_seqs(wanted), st.meetings_named(sorted(beginning))
+        )
+        group = cls(bound, last, meetings=meetings)
+        named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in bound and p.meeting is not None}
+        if named - meetings.keys():
+            group.meetings.update(w.meetings_with_settings(sorted(named - meetings.keys())))
         return group
 
     def bind(self, kiosk: int, game: int, meeting: int, ns_team: int | None, now: str) -> dict[str, Any]:

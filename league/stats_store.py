@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 
 from kiosk.stats import HAND_FIGURES
 from league.kiosk_store import kiosk_games
+from league.pipeline import Read, together
 from league.store import divisions, games, meetings, metadata, teams
 
 TEAM_LINE = ""  # the player of a team's own line
@@ -79,9 +80,15 @@ def sums_of_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], N
     """The sums that these new games (as ``add_games`` takes them) add to, as held now: read before
     any of them is written, so that the writes can go together (``Writer.send_the_rest``)."""
     teams = sorted({t for _, r in _counted(new) for t in (r.team_a, r.team_b) if t is not None})
-    if not teams:
-        return {}  # counting for nobody: no sum changes
-    return {(r.team_id, r.player): dict(r._mapping) for r in conn.execute(_SUMS_OF_TEAMS, {"teams": teams})}
+    return together(conn, sums_of(teams))[0]  # none counting for anybody: no sum changes, nothing read
+
+
+def sums_of(teams: Sequence[int]) -> Read[Sums]:
+    """These teams' sums as held now, by (team, player): what ``sums_of_games`` reads, for any teams
+    (more than a batch's counted games change is no harm), as a read that may go with others."""
+    return Read(
+        _SUMS_OF_TEAMS, {"teams": list(teams)}, lambda rows: {(r["team_id"], r["player"]): r for r in rows}, bool(teams)
+    )
 
 
 def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]], held: Sums | None = None) -> None:
@@ -239,7 +246,14 @@ def meeting_teams(conn: Connection, meeting: int) -> tuple[int, int | None] | No
 
 def rosters(conn: Connection, ids: Sequence[int]) -> dict[int, list[str]]:
     """Teams by id: their players and substitutes as stored (JSON texts)."""
-    return {r[0]: [r[1], r[2]] for r in conn.execute(_ROSTERS, {"ids": list(ids)})}
+    return together(conn, rosters_of(ids))[0]
+
+
+def rosters_of(ids: Sequence[int]) -> Read[dict[int, list[str]]]:
+    """``rosters`` as a read that may go with others (league/pipeline.py)."""
+    return Read(
+        _ROSTERS, {"ids": list(ids)}, lambda rows: {r["id"]: [r["players"], r["substitutes"]] for r in rows}, bool(ids)
+    )
 
 
 _ROSTERS = sa.select(teams.c.id, teams.c.players, teams.c.substitutes).where(

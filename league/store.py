@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,9 @@ from sqlalchemy import exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
 from league import events as ev
+from league import pipeline
 from league.events import LeagueEvent
+from league.pipeline import Read
 
 ENV_URL = "CLABBER_LEAGUE_DB"
 TOTALS = ("played", "won", "lost", "tied", "points_for", "points_against")
@@ -254,6 +256,7 @@ def _engine(url: URL) -> Engine:
             except Exception as e:  # psycopg.OperationalError and kin: the connection is gone
                 raise exc.DisconnectionError(str(e)) from e
 
+    pipeline.listen(engine)
     return engine
 
 
@@ -289,7 +292,30 @@ _GAMES_OF_MEETINGS = (  # a batch of results reads it
 def _largest_id(table: sa.Table) -> sa.Select[Any]:
     """A table's largest id (0 when empty), the statement built once a table: built afresh, each left a
     cycle of objects for the collector of cyclic garbage to find (docs/league.md)."""
-    return sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0))
+    return sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0).label("largest"))
+
+
+# Reads that may go together (league/pipeline.py): a batch of results sends several at once.
+def meetings_named(ids: Sequence[int]) -> Read[dict[int, dict[str, Any]]]:
+    """These meetings as ``Reader.meeting`` gives each, with their seasons' settings, by id."""
+    return Read(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)}, lambda rows: {r["id"]: r for r in rows}, bool(ids))
+
+
+def games_of(ids: Sequence[int]) -> Read[dict[int, list[dict[str, Any]]]]:
+    """Each of these meetings' games, in order (a meeting with none: absent)."""
+    return Read(_GAMES_OF_MEETINGS, {"ids": list(ids)}, _by_meeting, bool(ids))
+
+
+def _by_meeting(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {}
+    for g in rows:
+        out.setdefault(g["meeting_id"], []).append(g)
+    return out
+
+
+def next_id(table: sa.Table) -> Read[int]:
+    """The id a new row of ``table`` takes (in a write, under the league's lock)."""
+    return Read(_largest_id(table), None, lambda rows: int(rows[0]["largest"]) + 1)
 
 
 class Reader:
@@ -352,9 +378,7 @@ class Reader:
 
     def meetings_with_settings(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``), by id."""
-        if not ids:
-            return {}
-        return {r["id"]: r for r in self._all(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)})}
+        return pipeline.together(self.conn, meetings_named(ids))[0]
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
         """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
@@ -374,11 +398,7 @@ class Reader:
 
     def games_of_meetings(self, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
         """Each meeting's games, as ``games`` gives them, in one read (a meeting with none: absent)."""
-        out: dict[int, list[dict[str, Any]]] = {}
-        if ids:
-            for g in self._all(_GAMES_OF_MEETINGS, {"ids": list(ids)}):
-                out.setdefault(g["meeting_id"], []).append(g)
-        return out
+        return pipeline.together(self.conn, games_of(ids))[0]
 
     def division_games(self, division: int, stage: str | None = None) -> list[dict[str, Any]]:
         """Every game of the division (of one stage, if given) with its meeting's teams."""
@@ -446,7 +466,7 @@ class Reader:
         ]
 
     def next_id(self, table: sa.Table) -> int:
-        return int(self.conn.execute(_largest_id(table)).scalar_one()) + 1
+        return pipeline.together(self.conn, next_id(table))[0]
 
 
 class Writer(Reader):
@@ -455,29 +475,25 @@ class Writer(Reader):
     locked = False
     appended = 0  # league events appended in this transaction
 
-    def __init__(self, conn: Connection, after_commit: ExitStack | None = None) -> None:
+    def __init__(self, conn: Connection) -> None:
         super().__init__(conn)
-        self._after_commit = after_commit
         self.sending = False
 
     def send_the_rest(self) -> None:
-        """PostgreSQL: the rest of the transaction's statements are sent without waiting for each one's
-        answer (psycopg's pipeline mode), and their answers come back together with the commit's: one
-        round trip for the lot rather than one each, which under load is most of a write's time. Only
-        for statements whose rows are not read; a refusal of any of them comes at the commit, as the
-        same error. SQLite, in the same process, has no round trips to save."""
-        if self.sending or self._after_commit is None or self.conn.dialect.name != "postgresql":
-            return
-        driver = self.conn.connection.driver_connection
-        assert driver is not None
-        self._after_commit.enter_context(driver.pipeline())  # left once the transaction has ended
-        self.sending = True
+        """PostgreSQL: the rest of the transaction's statements go without waiting for each one's answer
+        (league/pipeline.py), and their answers come back together with the commit's: one round trip
+        for the lot rather than one each, which under load is most of a write's time. Only for
+        statements whose rows are not read; a refusal of any of them comes at the commit, as the same
+        error. SQLite, in the same process, has no round trips to save."""
+        self.sending = pipeline.send_the_rest(self.conn)
 
     def lock_league(self) -> None:
         """The league's write lock, for the rest of the transaction: ids are the next free number, so
-        a writer waits for the one before it (SQLite's BEGIN IMMEDIATE holds it from the start)."""
+        a writer waits for the one before it (SQLite's BEGIN IMMEDIATE holds it from the start). Sent
+        with the next statement that waits for its answer."""
         if not self.locked and self.conn.dialect.name == "postgresql":
-            self.conn.execute(sa.text("LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE"))
+            with pipeline.unanswered(self.conn):
+                self.conn.execute(_LOCK_LEAGUE)
         self.locked = True
 
     def next_id(self, table: sa.Table) -> int:
@@ -520,6 +536,7 @@ class Writer(Reader):
         return LeagueEvent(id_, at, kind, payload)
 
 
+_LOCK_LEAGUE = sa.text("LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE")
 # Inline: the ids are not read back (one event alone would otherwise ask for its id with RETURNING,
 # a read that cannot go with the writes of Writer.send_the_rest).
 _ADD_EVENTS = sa.insert(events).inline()
@@ -824,15 +841,20 @@ class Store:
     def write(self, league_lock: bool = True) -> Iterator[Writer]:
         """One transaction that appends events; organiser actions run one at a time. Without
         ``league_lock`` (a kiosk's push, which mostly writes its own game's rows), the league's lock
-        is taken only if the transaction comes to append a league event or read the next id."""
+        is taken only if the transaction comes to append a league event or read the next id. On
+        PostgreSQL, in pipeline mode (league/pipeline.py), the BEGIN sent by us: so the driver is told
+        to leave transactions to us, and commits when it sees ours open."""
+        postgresql = self.dialect == "postgresql"
         with (
             self._writers,
             self._trouble(),
-            self.engine.connect().execution_options(writing=True) as conn,
-            ExitStack() as after_commit,  # what Writer.send_the_rest began, left after the commit
+            self.engine.connect().execution_options(
+                writing=True, **({"isolation_level": "AUTOCOMMIT"} if postgresql else {})
+            ) as conn,
             conn.begin(),
+            pipeline.transaction(conn) if postgresql else nullcontext(),
         ):
-            w = Writer(conn, after_commit)
+            w = Writer(conn)
             if league_lock:
                 w.lock_league()
             yield w
