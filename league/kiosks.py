@@ -562,7 +562,7 @@ class Kiosks:
             raise KioskRefused(f"game {game}: meeting {meeting} is not at this kiosk's venue", 403)
         if m["team_b"] is None or m["forfeit_team"] is not None:
             raise KioskRefused(f"game {game}: meeting {meeting} has no games to play (a bye or a forfeit)", 409)
-        ns_team = _ns_team(w, m, pushed)
+        ns_team = _ns_team(m, pushed)
         return group.bind(kiosk["id"], game, meeting, ns_team, now)
 
     def _record_result(
@@ -735,7 +735,7 @@ def _who(g: dict[str, Any], kiosk: dict[str, Any], bound: dict[str, Any]) -> dic
     }
 
 
-def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int | None:
+def _ns_team(m: dict[str, Any], pushed: Pushed) -> int | None:
     """The meeting's team at NS: as the kiosk says, else by the names the game was started with;
     None when neither tells (the game is kept; its result then waits for the organiser's ruling)."""
     pair = (m["team_a"], m["team_b"])
@@ -743,10 +743,7 @@ def _ns_team(w: Writer, m: dict[str, Any], pushed: Pushed) -> int | None:
         if {pushed.sides["NS"], pushed.sides["EW"]} != set(pair):
             raise KioskRefused(f"game {pushed.game}: sides must be meeting {m['id']}'s teams {pair[0]} and {pair[1]}")
         return pushed.sides["NS"]
-    names = {}
-    for t in pair:
-        team = w.team(t)
-        names[" ".join(str(team["name"] if team else "").split()).casefold()] = t
+    names = {" ".join(str(m[f"team_{side}_name"] or "").split()).casefold(): m[f"team_{side}"] for side in "ab"}
     first = next((e for e in pushed.events if e.seq == 1 and e.kind == GAME_STARTED), None)
     teams = first.payload.get("teams") if first is not None else None
     if isinstance(teams, dict) and isinstance(teams.get("NS"), str) and isinstance(teams.get("EW"), str):

@@ -275,10 +275,17 @@ _MEETING = sa.select(
 
 
 # Built once, with its ids as an expanding parameter: a push's new games read it.
+_TEAM_A, _TEAM_B = teams.alias("team_a"), teams.alias("team_b")
 _MEETINGS_WITH_SETTINGS = (
-    _MEETING.add_columns(seasons.c.settings.label("season_settings"))
+    _MEETING.add_columns(
+        seasons.c.settings.label("season_settings"),
+        _TEAM_A.c.name.label("team_a_name"),
+        _TEAM_B.c.name.label("team_b_name"),
+    )
     .join(divisions, divisions.c.id == rounds.c.division_id)
     .join(seasons, seasons.c.id == divisions.c.season_id)
+    .outerjoin(_TEAM_A, _TEAM_A.c.id == meetings.c.team_a)
+    .outerjoin(_TEAM_B, _TEAM_B.c.id == meetings.c.team_b)
     .where(meetings.c.id.in_(sa.bindparam("ids", expanding=True)))
 )
 _GAMES_OF_MEETINGS = (  # a batch of results reads it
@@ -377,7 +384,8 @@ class Reader:
         return self.meetings_with_settings([id_]).get(id_)
 
     def meetings_with_settings(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``), by id."""
+        """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``) and their
+        teams' names (``team_a_name``, ``team_b_name``: a push's new game is told its sides by them), by id."""
         return pipeline.together(self.conn, meetings_named(ids))[0]
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
