@@ -670,7 +670,8 @@ class _Group:
     @classmethod
     def read(cls, w: Writer, pushed: list[tuple[int, Pushed]]) -> _Group:
         """What the group's games (kiosk, its game's part of a push) need: their bindings locked, their
-        last seqs, and the meetings that the games not bound yet name, in one statement for them all."""
+        last seqs, and the meetings that the games not bound yet name, in a statement each for them all,
+        sent together (league/pipeline.py)."""
         # Locked in one order: no two processes wait on each other.
         wanted = sorted({(kiosk, p.game) for kiosk, p in pushed})
         # With the bindings, in the same round trip: the meetings of the games that begin in this group

@@ -83,15 +83,13 @@ def _of(conn: Connection) -> _Pipeline | None:
     return _PIPELINES.get(id(conn.connection.driver_connection))
 
 
-def send_the_rest(conn: Connection) -> bool:
+def send_the_rest(conn: Connection) -> None:
     """From here on, no statement of the transaction waits: all go with the commit's, one wait for
     all. Only for statements whose rows are not read (a read after it reads no rows and fails).
-    False when there is no pipeline (SQLite, or not in a write)."""
+    Nothing to do without a pipeline (SQLite, or not in a write)."""
     p = _of(conn)
-    if p is None:
-        return False
-    p.waits = False
-    return True
+    if p is not None:
+        p.waits = False
 
 
 @contextmanager
@@ -163,7 +161,7 @@ def listen(engine: Engine) -> None:
         return queue(cursor, statement, None, context)
 
     def answered(conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
-        p = _of(conn)
+        p = _PIPELINES.get(id(cursor.connection))
         if p is not None and p.waits and p.queued is None:
             p.pipe.sync()  # this statement's answer, with those of the statements that did not wait
 

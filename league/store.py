@@ -483,17 +483,13 @@ class Writer(Reader):
     locked = False
     appended = 0  # league events appended in this transaction
 
-    def __init__(self, conn: Connection) -> None:
-        super().__init__(conn)
-        self.sending = False
-
     def send_the_rest(self) -> None:
         """PostgreSQL: the rest of the transaction's statements go without waiting for each one's answer
         (league/pipeline.py), and their answers come back together with the commit's: one round trip
         for the lot rather than one each, which under load is most of a write's time. Only for
         statements whose rows are not read; a refusal of any of them comes at the commit, as the same
         error. SQLite, in the same process, has no round trips to save."""
-        self.sending = pipeline.send_the_rest(self.conn)
+        pipeline.send_the_rest(self.conn)
 
     def lock_league(self) -> None:
         """The league's write lock, for the rest of the transaction: ids are the next free number, so
@@ -850,8 +846,8 @@ class Store:
         """One transaction that appends events; organiser actions run one at a time. Without
         ``league_lock`` (a kiosk's push, which mostly writes its own game's rows), the league's lock
         is taken only if the transaction comes to append a league event or read the next id. On
-        PostgreSQL, in pipeline mode (league/pipeline.py), the BEGIN sent by us: so the driver is told
-        to leave transactions to us, and commits when it sees ours open."""
+        PostgreSQL, in pipeline mode (league/pipeline.py), with the BEGIN and the COMMIT sent by the
+        store: so the driver is told to leave transactions alone (autocommit)."""
         postgresql = self.dialect == "postgresql"
         with (
             self._writers,
