@@ -87,6 +87,37 @@ def test_a_group_answers_each_push_as_if_it_came_alone(world):
     assert sum(row.played for row in table) == 4
 
 
+def test_a_bad_key_is_the_answer_whatever_the_body_and_game_numbers_out_of_range_are_refused_in_words(world):
+    """One group: pushes without a good key (unknown, or revoked after its kiosk's first push) are
+    refused 401 whether their body is not JSON, not a batch or a good batch; game numbers the league
+    does not take (0, -5, past 2**31, true) are refused 422 naming the game; the good push beside
+    them is stored, and the revoked kiosk's game holds what it held."""
+    v1, v2 = world["venues"]
+    m1, m2, g1, g2 = world["meeting_at"][v1], world["meeting_at"][v2], world["games"][v1], world["games"][v2]
+    kiosks, k = world["kiosks"], world["keys"]
+    revoked = k[(v2, 2)]
+    assert kiosks.push(revoked, _body(m2, g2[:3]))["games"][0]["acked"] == 3
+    kiosks.revoke(kiosks.kiosk_for_key(revoked)["id"])
+    odd = [0, -5, 2**31, True]
+    pushes = [
+        ("not-a-key", b"{not json"),
+        ("not-a-key", {"games": "all of them"}),
+        ("not-a-key", _body(m1, g1)),
+        (revoked, _body(m2, g2[3:])),
+        *((k[(v1, 2)], _body(m1, g1, game=n)) for n in odd),
+        (k[(v1, 1)], _body(m1, g1)),
+    ]
+    answers = kiosks.push_all(pushes)
+
+    said = [(a.status, str(a)) if isinstance(a, KioskRefused) else a["games"][0]["acked"] for a in answers]
+    assert [s[0] for s in said[:4]] == [401] * 4
+    assert all("unknown or revoked" in s[1] for s in said[:4])
+    for n, (status, why) in zip(odd, said[4:-1], strict=True):
+        assert status == 422 and f"game number from 1, not {n!r}" in why
+    assert said[-1] == len(g1)
+    assert sorted(_held(world["store"]).values()) == sorted([[1, 2, 3], list(range(1, len(g1) + 1))])
+
+
 def test_a_push_the_database_could_not_keep_is_refused_alone(world):
     """A text with a NUL character (PostgreSQL's text cannot hold one) and a body nested past what the
     JSON reader takes: each refused in words, the push beside them stored."""
