@@ -129,9 +129,13 @@ _KIOSKS_BY_HASH = sa.select(kiosks).where(
 )
 
 
+def kiosks_by_hash(conn: Connection, key_hashes: list[str]) -> dict[str, dict[str, Any]]:
+    """The kiosks with these keys, by key hash, but for revoked keys."""
+    return together(conn, keyed(key_hashes))[0]
+
+
 def keyed(key_hashes: list[str]) -> Read[dict[str, dict[str, Any]]]:
-    """The kiosks with these keys, by key hash, but for revoked keys: a read that may go with others
-    (league/pipeline.py)."""
+    """``kiosks_by_hash`` as a read that may go with others (league/pipeline.py)."""
     return Read(
         _KIOSKS_BY_HASH, {"hashes": key_hashes}, lambda rows: {r["key_hash"]: r for r in rows}, bool(key_hashes)
     )
@@ -180,68 +184,33 @@ def bound_with_last(
 
 def bindings_locked(games: list[tuple[int, int]]) -> Read[dict[tuple[int, int], dict[str, Any]]]:
     """The bindings of these (kiosk, game) pairs, by pair, locked (``bound_with_last``)."""
-    return Read(_BOUND_LOCKED, {"pairs": games}, _by_pair, bool(games))
+    return Read(
+        _BOUND_LOCKED, {"pairs": games}, lambda rows: {(r["kiosk_id"], r["game"]): r for r in rows}, bool(games)
+    )
 
 
 def last_seqs(games: list[tuple[int, int]]) -> Read[dict[tuple[int, int], int]]:
     """The highest seq the league holds of each of these (kiosk, game) pairs that it holds any of.
     After ``bindings_locked`` in a statement of its own (``bound_with_last``)."""
-    return Read(_LAST_SEQS, {"pairs": games}, _last_by_pair, bool(games))
-
-
-def bindings_locked_by_key(games: list[tuple[str, int]]) -> Read[dict[tuple[int, int], dict[str, Any]]]:
-    """As ``bindings_locked``, for games named by their kiosk's key hash rather than its id (a push's,
-    before its key is known good), still by (kiosk id, game): so they can be read with the keys."""
-    return Read(_BOUND_LOCKED_BY_KEY, _keyed_params(games), _by_pair, bool(games))
-
-
-def last_seqs_by_key(games: list[tuple[str, int]]) -> Read[dict[tuple[int, int], int]]:
-    """As ``last_seqs``, for games named by their kiosk's key hash (``bindings_locked_by_key``)."""
-    return Read(_LAST_SEQS_BY_KEY, _keyed_params(games), _last_by_pair, bool(games))
-
-
-def _by_pair(rows: list[dict[str, Any]]) -> dict[tuple[int, int], dict[str, Any]]:
-    return {(r["kiosk_id"], r["game"]): r for r in rows}
-
-
-def _last_by_pair(rows: list[dict[str, Any]]) -> dict[tuple[int, int], int]:
-    return {(r["kiosk_id"], r["game"]): int(r["last"]) for r in rows}
-
-
-def _keyed_params(games: list[tuple[str, int]]) -> dict[str, Any]:
-    return {"pairs": games, "games": sorted({game for _, game in games})}
-
-
-def _pairs_by_key_in(table: sa.Table) -> Any:
-    """The table's rows whose (kiosk's key hash, game) is among the statement's ``pairs``, its kiosks
-    joined. The games alone as well: PostgreSQL finds a kiosk's games by its index with them, where
-    with the pairs only it reads every event of the kiosk's."""
-    return sa.and_(
-        sa.tuple_(kiosks.c.key_hash, table.c.game).in_(sa.bindparam("pairs", expanding=True)),
-        table.c.game.in_(sa.bindparam("games", expanding=True)),
+    return Read(
+        _LAST_SEQS,
+        {"pairs": games},
+        lambda rows: {(r["kiosk_id"], r["game"]): int(r["last"]) for r in rows},
+        bool(games),
     )
 
 
-def _bindings(where: Any, *joined: sa.Table) -> Any:
-    """The bindings ``where`` says, locked in one order (no two processes wait on each other)."""
-    q = sa.select(kiosk_games)
-    for table in joined:
-        q = q.join(table, table.c.id == kiosk_games.c.kiosk_id)
-    return q.where(where).order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game).with_for_update(of=kiosk_games)
-
-
-def _seqs(where: Any, *joined: sa.Table) -> Any:
-    """The highest seq held of each game ``where`` says."""
-    q = sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq).label("last"))
-    for table in joined:
-        q = q.join(table, table.c.id == kiosk_events.c.kiosk_id)
-    return q.where(where).group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
-
-
-_BOUND_LOCKED = _bindings(_pairs_in(kiosk_games))
-_LAST_SEQS = _seqs(_pairs_in(kiosk_events))
-_BOUND_LOCKED_BY_KEY = _bindings(_pairs_by_key_in(kiosk_games), kiosks)
-_LAST_SEQS_BY_KEY = _seqs(_pairs_by_key_in(kiosk_events), kiosks)
+_BOUND_LOCKED = (
+    sa.select(kiosk_games)
+    .where(_pairs_in(kiosk_games))
+    .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
+    .with_for_update()
+)
+_LAST_SEQS = (
+    sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq).label("last"))
+    .where(_pairs_in(kiosk_events))
+    .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
+)
 
 
 def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> dict[int, str]:

@@ -385,9 +385,8 @@ class Kiosks:
         self, pushes: list[tuple[Kiosk, Any]], defer: bool
     ) -> list[tuple[dict[str, Any] | Exception, list[Where]]]:
         """One transaction: the keys read in one statement, the games' bindings locked in another,
-        their last seqs in a third, the new games' meetings in a fourth (the four sent together),
-        every new event written in a fifth (and, ``defer``, the ended games' results marked due in a
-        sixth, instead of written).
+        their last seqs in a third, every new event written in a fourth (and, ``defer``, the ended
+        games' results marked due in a fifth, instead of written).
 
         Pushes of different games go on side by side with another server process's: each game's
         binding is locked (PostgreSQL's row locks, taken in one order), and the league's lock only
@@ -397,33 +396,18 @@ class Kiosks:
         theirs: list[list[Where]] = []
         boards: set[int | None] = set()
         with self.store.write(league_lock=False) as w:
-            # Each push's kiosk by its key's hash, and the games its JSON names, so that the keys are
-            # read with the games' bindings (league/pipeline.py). The batch is checked in full only
-            # for a good key: a bad key is the push's answer whatever its body holds.
-            hashes = [_hash_of(kiosk) for kiosk, _ in pushes]
-            bodies = [_json(body) for _, body in pushes]
-            group, known = _Group.read(
-                w,
-                sorted({h for (kiosk, _), h in zip(pushes, hashes, strict=True) if isinstance(kiosk, str) and h}),
-                [
-                    (h, *g)
-                    for h, b in zip(hashes, bodies, strict=True)
-                    if h and not isinstance(b, KioskRefused)
-                    for g in _named(b)
-                ],
-            )
+            keys = [k for k, _ in pushes if isinstance(k, str) and k]
+            known = ks.kiosks_by_hash(w.conn, [digest(k) for k in keys]) if keys else {}
             ready: list[tuple[int, dict[str, Any], list[Pushed]]] = []
-            for i, ((kiosk, _), h, body) in enumerate(zip(pushes, hashes, bodies, strict=True)):
+            for i, (kiosk, body) in enumerate(pushes):
                 try:  # refusals before anything is written answer this push alone
-                    k = kiosk if isinstance(kiosk, dict) else _known(known, kiosk, h)
-                    if isinstance(body, KioskRefused):
-                        raise body
-                    ready.append((i, k, _read_batch(body)))
+                    k = kiosk if isinstance(kiosk, dict) else _known(known, kiosk)
+                    ready.append((i, k, _read_batch(_loads(body) if isinstance(body, (bytes, str)) else body)))
                     answers.append({})
                 except KioskRefused as e:
                     answers.append(e)
                 theirs.append([])
-            group.read_meetings(w, [(k["id"], pushed) for _, k, batch in ready for pushed in batch])
+            group = _Group.read(w, [(k["id"], pushed) for _, k, batch in ready for pushed in batch])
             for i, k, batch in ready:
                 try:
                     games = [self._push_game(w, k, pushed, now, group) for pushed in batch]
@@ -661,38 +645,9 @@ class _Alone(Exception):
         self.refused = refused
 
 
-def _hash_of(kiosk: Kiosk) -> str | None:
-    """A push's kiosk by its key's hash: its key's (None without one) or its row's."""
-    if isinstance(kiosk, dict):
-        return str(kiosk["key_hash"])
-    return digest(kiosk) if isinstance(kiosk, str) and kiosk else None
-
-
-def _json(body: Any) -> Any:
-    """A push's body as JSON (as given when it is not text), or why it is not."""
-    try:
-        return _loads(body) if isinstance(body, (bytes, str)) else body
-    except KioskRefused as e:
-        return e
-
-
-def _named(body: Any) -> list[tuple[int, int | None, bool]]:
-    """The games a push's JSON plainly names, unchecked (``_read_batch`` checks it all): each game's
-    number, its meeting, and whether its first event is the game's first."""
-    games = body.get("games") if isinstance(body, dict) else None
-    out = []
-    for g in games[:MOST_GAMES] if isinstance(games, list) else []:
-        if isinstance(g, dict) and _whole(g.get("game")) and g["game"] >= 1:
-            meeting: Any = g.get("meeting")
-            events = g.get("events")
-            first = events[0] if isinstance(events, list) and events and isinstance(events[0], dict) else {}
-            out.append((g["game"], meeting if _whole(meeting) and meeting >= 1 else None, first.get("seq") == 1))
-    return out
-
-
-def _known(known: dict[str, dict[str, Any]], key: Kiosk, key_hash: str | None) -> dict[str, Any]:
+def _known(known: dict[str, dict[str, Any]], key: Kiosk) -> dict[str, Any]:
     """The kiosk of a key among those read for a group (401 when it is not good)."""
-    k = known.get(key_hash) if key_hash else None
+    k = known.get(digest(key)) if isinstance(key, str) and key else None
     if k is None:
         _kiosk_for_key_refused(key)
     assert k is not None
@@ -713,33 +668,24 @@ class _Group:
     bindings: list[dict[str, Any]] = field(default_factory=list)  # new games' bindings, not yet written
 
     @classmethod
-    def read(
-        cls, w: Writer, keys: list[str], games: list[tuple[str, int, int | None, bool]]
-    ) -> tuple[_Group, dict[str, Any]]:
-        """The kiosks of these keys (by key hash, but for revoked keys), and what the group's games
-        need (each its kiosk's key hash, its number, its meeting, and whether it begins here): their
-        bindings locked, their last seqs, and the meetings of the games that begin here, in a statement
-        each for them all, sent together (league/pipeline.py). A game of a key that is not good is read
-        and not pushed."""
-        wanted = sorted({(key_hash, game) for key_hash, game, _, _ in games})
-        # The games that begin in this group (their first event is here) are those not bound yet, but
-        # for a game whose first push was lost: ``read_meetings`` reads that one's meeting.
-        beginning = sorted({meeting for _, _, meeting, begins in games if begins and meeting is not None})
-        known, bound, last, meetings = pipeline.together(
-            w.conn,
-            ks.keyed(keys),
-            ks.bindings_locked_by_key(wanted),
-            ks.last_seqs_by_key(wanted),
-            st.meetings_named(beginning),
+    def read(cls, w: Writer, pushed: list[tuple[int, Pushed]]) -> _Group:
+        """What the group's games (kiosk, its game's part of a push) need: their bindings locked, their
+        last seqs, and the meetings that the games not bound yet name, in a statement each for them all,
+        sent together (league/pipeline.py)."""
+        # Locked in one order: no two processes wait on each other.
+        wanted = sorted({(kiosk, p.game) for kiosk, p in pushed})
+        # With the bindings, in the same round trip: the meetings of the games that begin in this group
+        # (their first event is here), which are those not bound yet but for a game whose first push
+        # was lost; that one's meeting is read after.
+        beginning = {p.meeting for _, p in pushed if p.meeting is not None and p.events and p.events[0].seq == 1}
+        bound, last, meetings = pipeline.together(
+            w.conn, ks.bindings_locked(wanted), ks.last_seqs(wanted), st.meetings_named(sorted(beginning))
         )
-        return cls(bound, last, meetings=meetings), known
-
-    def read_meetings(self, w: Writer, pushed: list[tuple[int, Pushed]]) -> None:
-        """The meetings named by the games not bound yet (the kiosk's id, its game's part of a push) that
-        ``read`` did not read."""
-        named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in self.bound and p.meeting is not None}
-        if named - self.meetings.keys():
-            self.meetings.update(w.meetings_with_settings(sorted(named - self.meetings.keys())))
+        group = cls(bound, last, meetings=meetings)
+        named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in bound and p.meeting is not None}
+        if named - meetings.keys():
+            group.meetings.update(w.meetings_with_settings(sorted(named - meetings.keys())))
+        return group
 
     def bind(self, kiosk: int, game: int, meeting: int, ns_team: int | None, now: str) -> dict[str, Any]:
         """A new game's binding, as it will be written (with the group's events, before them)."""

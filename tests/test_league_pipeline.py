@@ -75,8 +75,8 @@ def _league(league_db: str, tmp_path: Path) -> tuple[Store, dict[str, Any], Kios
 
 @pg_only
 def test_a_group_of_pushes_and_a_batch_of_results_take_a_few_round_trips_however_many_games(league_db, tmp_path):
-    """A group of pushes: the keys, the games' bindings, last seqs and new meetings together (with the
-    BEGIN), then the writes with the COMMIT: 2 round trips, for one game or two. A batch of results:
+    """A group of pushes: the keys (with the BEGIN), then the games' bindings, last seqs and new meetings
+    together, then the writes with the COMMIT: 3 round trips, for one game or two. A batch of results:
     the lock, bindings and seqs, then the meetings, then the games, rosters, next id and sums together,
     then the writes with the COMMIT: 4, for one result or two. Each statement sent alone and waited
     for, as SQLAlchemy sends them (the store before league/pipeline.py), the same took 9 and 16."""
@@ -90,7 +90,7 @@ def test_a_group_of_pushes_and_a_batch_of_results_take_a_few_round_trips_however
     assert not [a for a, _ in [(answer, due_one), *answers] if isinstance(a, Exception)]
     due_two = [where for _, theirs in answers for where in theirs]
     assert (len(due_one), len(due_two)) == (1, 2)
-    assert one_push == two_pushes == [2]
+    assert one_push == two_pushes == [3]
 
     with round_trips(store) as one_result:
         assert kiosks.write_results(due_one) == []
