@@ -679,7 +679,10 @@ class _Group:
         # was lost; that one's meeting is read after.
         beginning = {p.meeting for _, p in pushed if p.meeting is not None and p.events and p.events[0].seq == 1}
         bound, last, meetings = pipeline.together(
-            w.conn, ks.bindings_locked(wanted), ks.last_seqs(wanted), st.meetings_named(sorted(beginning))
+            w.conn,
+            ks.bindings_locked(w.conn.dialect.name, wanted),
+            ks.last_seqs(w.conn.dialect.name, wanted),
+            st.meetings_named(sorted(beginning)),
         )
         group = cls(bound, last, meetings=meetings)
         named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in bound and p.meeting is not None}

@@ -47,6 +47,7 @@ import sqlalchemy as sa
 
 from kiosk.sync import Pace
 from league import events as ev
+from league import kiosk_store as ks
 from league.kiosks import Kiosk, Kiosks
 from league.organiser import Organiser
 from league.standings import A, B, Result, standings
@@ -549,6 +550,71 @@ def bench_push(name: str, db: str, game: list[dict[str, Any]]) -> None:
     print(f"  a push alone costs {alone / grouped:.1f}x one of a group")
 
 
+HISTORY_GAMES = 200  # past games of each kiosk's held: 200 kiosks, 30 events a game, 1.2 million events
+HISTORY_GROUPS = 60  # groups of ten pushes timed with the league new, then as many with its history held
+
+
+def bench_history(name: str, db: str, game: list[dict[str, Any]]) -> None:
+    """A group of ten pushes (``Kiosks.push_events``), wall clock, so that the database's own work
+    counts on either: with the league new, then with every kiosk's past games held, 1.2 million
+    events (written through the store, each a short text: the rows' number is what a read that does
+    not find its games by the table's key pays for)."""
+    store = Store(db)
+    try:
+        kiosks = Kiosks(store)
+        pushes = kiosk_pushes(kiosks, ingest_season(store), game)
+        warm = KIOSKS * len(range(0, len(game), BATCH))
+        for i in range(0, warm, GROUP):
+            kiosks.push_events(pushes[i : i + GROUP])
+        rest = iter(pushes[warm:])
+
+        def groups() -> list[float]:
+            took = []
+            for _ in range(HISTORY_GROUPS):
+                group = [next(rest) for _ in range(GROUP)]
+                start = time.perf_counter()
+                refused = [a for a, _ in kiosks.push_events(group) if isinstance(a, Exception)]
+                took.append(time.perf_counter() - start)
+                if refused:
+                    raise SystemExit(f"a push was refused: {refused[0]}")
+            return took
+
+        new = groups()
+        start = time.perf_counter()
+        held = hold_history(store, [k["id"] for k in kiosks.enrolled()], len(game))
+        written = time.perf_counter() - start
+        old = groups()
+    finally:
+        store.close()
+    print(
+        f"{name}: a group of {GROUP} pushes of {BATCH} events, wall clock (median of {HISTORY_GROUPS} groups each),"
+        f" with the league new and with {held:,} events of past games held (written in {written:.0f} s)"
+    )
+    before, after = statistics.median(new), statistics.median(old)
+    print(f"  new: {ms(before)}   with its history: {ms(after)}   ratio {after / before:.2f}x")
+
+
+def hold_history(store: Store, kiosk_ids: list[int], events_each: int) -> int:
+    """Every kiosk's ``HISTORY_GAMES`` past games, bound to no meeting, each of ``events_each`` events:
+    the number of events written."""
+    written = 0
+    with store.write(league_lock=False) as w:
+        for kiosk in kiosk_ids:
+            numbers = range(100_000, 100_000 + HISTORY_GAMES)
+            ks.bind_games(
+                w.conn,
+                [{"kiosk_id": kiosk, "game": n, "meeting_id": 0, "bound_at": NIGHT, "ns_team": None} for n in numbers],
+            )
+            rows = [
+                {"kiosk_id": kiosk, "game": n, "seq": seq, "event": '{"kind": "past"}', "quarantined": None}
+                for n in numbers
+                for seq in range(1, events_each + 1)
+            ]
+            ks.add_all_events(w.conn, rows, NIGHT)
+            written += len(rows)
+    return written
+
+
 # ---- the standings ---------------------------------------------------------------------------------
 
 
@@ -652,13 +718,13 @@ def bench_standings(name: str, db: str) -> None:
 def main() -> None:
     """``python -m tests.bench.bench_league [ingest] [standings] [postgresql] [sqlite]``: all by default."""
     words = {w.lower() for w in sys.argv[1:]}
-    parts = words & {"ingest", "push", "standings"} or {"ingest", "push", "standings"}
+    parts = words & {"ingest", "push", "history", "standings"} or {"ingest", "push", "history", "standings"}
     databases = [(n, d) for n, d in DATABASES if n.split()[0].lower() in words] or list(DATABASES)
     print(
         f"Clabber league benchmarks, {time.strftime('%Y-%m-%d')},"
         f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
-    if parts & {"ingest", "push"}:
+    if parts & {"ingest", "push", "history"}:
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket for each of 200 kiosks
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))
         with tempfile.TemporaryDirectory() as tmp:
@@ -671,6 +737,9 @@ def main() -> None:
         if "push" in parts:
             with database() as db:
                 bench_push(name, db, game)
+        if "history" in parts:
+            with database() as db:
+                bench_history(name, db, game)
         if "standings" in parts:
             with database() as db:
                 bench_standings(name, db)
