@@ -16,6 +16,13 @@ from kiosk.events import GameEvent
 from league.pipeline import Read, together
 from league.store import games, meetings, metadata, rounds
 
+
+def _only_marked(name: str, mark: str, *columns: str) -> list[sa.Index]:
+    """An index of the rows whose ``mark`` is set, by ``columns``, on either database."""
+    where = sa.text(f"{mark} IS NOT NULL")
+    return [sa.Index(name, *columns, sqlite_where=where, postgresql_where=where)]
+
+
 enrol_codes = sa.Table(
     "enrol_codes",
     metadata,
@@ -50,6 +57,10 @@ kiosk_games = sa.Table(
     # since when, with its place among those due at that moment, in an order that sorts; NULL: none due.
     sa.Column("result_due", sa.String(48), nullable=True),
     sa.Index("kiosk_games_by_meeting", "meeting_id"),  # the board: tonight's meetings' games
+    # The few games the organiser must look at, and those whose result is due, found without reading
+    # every game the league holds (partial indexes: a row is in one only while its mark is set).
+    *_only_marked("kiosk_games_noted", "note", "bound_at"),
+    *_only_marked("kiosk_games_due", "result_due", "result_due"),
 )
 kiosk_events = sa.Table(
     "kiosk_events",
@@ -61,6 +72,7 @@ kiosk_events = sa.Table(
     sa.Column("received_at", sa.String(40), nullable=False),
     sa.Column("quarantined", sa.Text, nullable=True),  # why the fold refused it; NULL: applied
     sa.ForeignKeyConstraint(["kiosk_id", "game"], ["kiosk_games.kiosk_id", "kiosk_games.game"]),
+    *_only_marked("kiosk_events_quarantined", "quarantined", "kiosk_id", "game", "seq"),  # the quarantine
 )
 
 # A re-delivery that differs from the event held at its seq: kept beside it, never applied.
