@@ -17,10 +17,11 @@ from league.pipeline import Read, together
 from league.store import games, meetings, metadata, rounds
 
 
-def _only_marked(name: str, mark: str, *columns: str) -> list[sa.Index]:
-    """An index of the rows whose ``mark`` is set, by ``columns``, on either database."""
+def _only_marked(name: str, mark: str, *columns: str) -> sa.Index:
+    """An index of the rows whose ``mark`` is set, by ``columns``, on either database (a partial index:
+    a row is in it only while its mark is set)."""
     where = sa.text(f"{mark} IS NOT NULL")
-    return [sa.Index(name, *columns, sqlite_where=where, postgresql_where=where)]
+    return sa.Index(name, *columns, sqlite_where=where, postgresql_where=where)
 
 
 enrol_codes = sa.Table(
@@ -57,10 +58,10 @@ kiosk_games = sa.Table(
     # since when, with its place among those due at that moment, in an order that sorts; NULL: none due.
     sa.Column("result_due", sa.String(48), nullable=True),
     sa.Index("kiosk_games_by_meeting", "meeting_id"),  # the board: tonight's meetings' games
-    # The few games the organiser must look at, and those whose result is due, found without reading
-    # every game the league holds (partial indexes: a row is in one only while its mark is set).
-    *_only_marked("kiosk_games_noted", "note", "bound_at"),
-    *_only_marked("kiosk_games_due", "result_due", "result_due"),
+    # The few games the organiser must look at, found without reading every game the league holds. Not
+    # those whose result is due: read at a start, and an index of the mark would take every ended game's
+    # updates of it off PostgreSQL's cheaper path (HOT: no index changes when no indexed column does).
+    _only_marked("kiosk_games_noted", "note", "bound_at"),
 )
 kiosk_events = sa.Table(
     "kiosk_events",
@@ -72,7 +73,7 @@ kiosk_events = sa.Table(
     sa.Column("received_at", sa.String(40), nullable=False),
     sa.Column("quarantined", sa.Text, nullable=True),  # why the fold refused it; NULL: applied
     sa.ForeignKeyConstraint(["kiosk_id", "game"], ["kiosk_games.kiosk_id", "kiosk_games.game"]),
-    *_only_marked("kiosk_events_quarantined", "quarantined", "kiosk_id", "game", "seq"),  # the quarantine
+    _only_marked("kiosk_events_quarantined", "quarantined", "kiosk_id", "game", "seq"),  # the quarantine
 )
 
 # A re-delivery that differs from the event held at its seq: kept beside it, never applied.
@@ -134,8 +135,8 @@ def kiosk_by_hash(conn: Connection, key_hash: str) -> dict[str, Any] | None:
     return _one(conn, sa.select(kiosks).where(kiosks.c.key_hash == key_hash, kiosks.c.revoked_at.is_(None)))
 
 
-# A push's statements, built once with their lists as expanding parameters: built afresh, each would
-# cost its coercion of every value and its cache key on every push.
+# A push's statements, built once with their lists as parameters (expanding ones, or one JSON text:
+# ``_pairs_in``): built afresh, each would cost its coercion of every value and its cache key on every push.
 _KIOSKS_BY_HASH = sa.select(kiosks).where(
     kiosks.c.key_hash.in_(sa.bindparam("hashes", expanding=True)), kiosks.c.revoked_at.is_(None)
 )
@@ -178,12 +179,15 @@ def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | N
     return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
 
 
-def _pairs_in(table: sa.Table, dialect: str) -> Any:
+_DIALECTS = ("postgresql", "sqlite")  # a statement with ``_pairs_in`` is built for each
+
+
+def _pairs_in(table: sa.Table, dialect: str) -> sa.ColumnElement[bool]:
     """The table's rows whose (kiosk, game) is among the statement's ``pairs`` (``_pairs`` gives them).
     On SQLite the pairs go as JSON, a table of them (``json_each``) whose each pair is looked up in the
     table's key: SQLite 3.40 (Debian's and Raspberry Pi OS's) looks a list of pairs up in no index,
-    and reads every row of the table (a group of 10 pushes took 77 ms to read its games' bindings and
-    seqs with 1.6 million events held; 0.5 ms this way)."""
+    and reads every row of the table (a group of 10 pushes took 58 ms with 1.2 million events held,
+    2.5 ms with none: ``./run bench league history``, docs/league.md)."""
     pair = sa.tuple_(table.c.kiosk_id, table.c.game)
     if dialect != "sqlite":
         return pair.in_(sa.bindparam("pairs", expanding=True))
@@ -232,19 +236,18 @@ def last_seqs(dialect: str, games: list[tuple[int, int]]) -> Read[dict[tuple[int
     )
 
 
-DIALECTS = ("postgresql", "sqlite")
 _BOUND_LOCKED = {
     dialect: sa.select(kiosk_games)
     .where(_pairs_in(kiosk_games, dialect))
     .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
     .with_for_update()
-    for dialect in DIALECTS
+    for dialect in _DIALECTS
 }
 _LAST_SEQS = {
     dialect: sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq).label("last"))
     .where(_pairs_in(kiosk_events, dialect))
     .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
-    for dialect in DIALECTS
+    for dialect in _DIALECTS
 }
 
 
@@ -292,7 +295,7 @@ def clear_due(conn: Connection, games: list[tuple[int, int]]) -> None:
 
 _CLEAR_DUE = {
     dialect: sa.update(kiosk_games).where(_pairs_in(kiosk_games, dialect)).values(result_due=None)
-    for dialect in DIALECTS
+    for dialect in _DIALECTS
 }
 
 

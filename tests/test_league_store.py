@@ -114,6 +114,16 @@ def test_the_schema_matches_the_tables_the_store_writes(store):
     assert diff == []
 
 
+def test_the_indexes_of_marked_rows_hold_only_those_rows(store):
+    """The quarantine's and the noted games' indexes are partial, on either database: a row is in one
+    only while its mark is set (the schema's comparison above sees an index's name and columns only)."""
+    with store.engine.connect() as conn:
+        found = {i["name"]: i for t in ("kiosk_events", "kiosk_games") for i in sa.inspect(conn).get_indexes(t)}
+    for name, mark in (("kiosk_events_quarantined", "quarantined"), ("kiosk_games_noted", "note")):
+        where = found[name].get("dialect_options", {}).get(f"{store.dialect}_where")
+        assert str(where).strip("()") == f"{mark} IS NOT NULL", (name, where)
+
+
 def test_an_unreachable_or_unknown_database_is_one_clear_line():
     with pytest.raises(StoreTrouble) as e:
         Store("postgresql://nobody@127.0.0.1:1/none")

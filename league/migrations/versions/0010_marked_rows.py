@@ -1,7 +1,6 @@
-"""Partial indexes of the few rows the organiser's pages and the results' restart look for: the events
-set aside (the quarantine), the kiosk games with a note, and those whose result is due. Without them
-each look read every event or game the league holds (82 ms for the quarantine with 1.6 million events
-on a SQLite file).
+"""Partial indexes of the few rows the organiser's pages look for: the events set aside (the
+quarantine) and the kiosk games with a note. Without them each look read every event or game the
+league holds (82 ms for the quarantine with 1.6 million events on a SQLite file).
 
 Revision ID: 0010
 Revises: 0009
@@ -16,7 +15,6 @@ down_revision = "0009"
 MARKED = (
     ("kiosk_events_quarantined", "kiosk_events", "quarantined", ["kiosk_id", "game", "seq"]),
     ("kiosk_games_noted", "kiosk_games", "note", ["bound_at"]),
-    ("kiosk_games_due", "kiosk_games", "result_due", ["result_due"]),
 )
 
 
