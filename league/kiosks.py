@@ -678,10 +678,11 @@ class _Group:
         # (their first event is here), which are those not bound yet but for a game whose first push
         # was lost; that one's meeting is read after.
         beginning = {p.meeting for _, p in pushed if p.meeting is not None and p.events and p.events[0].seq == 1}
+        dialect = w.conn.dialect.name
         bound, last, meetings = pipeline.together(
             w.conn,
-            ks.bindings_locked(w.conn.dialect.name, wanted),
-            ks.last_seqs(w.conn.dialect.name, wanted),
+            ks.bindings_locked(dialect, wanted),
+            ks.last_seqs(dialect, wanted),
             st.meetings_named(sorted(beginning)),
         )
         group = cls(bound, last, meetings=meetings)

@@ -519,6 +519,23 @@ def kiosk_pushes(kiosks: Kiosks, spots: list[tuple[int, int]], game: list[dict[s
     return [(key, body) for _, _, key, body in pushes]
 
 
+def warmed_pushes(store: Store, kiosks: Kiosks, game: list[dict[str, Any]]) -> Iterator[tuple[Kiosk, Any]]:
+    """``kiosk_pushes`` of the ingest's season, every kiosk's first game already stored (the caches
+    filled): the pushes left, in order."""
+    pushes = kiosk_pushes(kiosks, ingest_season(store), game)
+    warm = KIOSKS * len(range(0, len(game), BATCH))
+    for i in range(0, warm, GROUP):
+        stored(kiosks, pushes[i : i + GROUP])
+    return iter(pushes[warm:])
+
+
+def stored(kiosks: Kiosks, pushes: list[tuple[Kiosk, Any]]) -> None:
+    """The pushes stored together (``Kiosks.push_events``); the bench stops at the first refused."""
+    refused = [a for a, _ in kiosks.push_events(pushes) if isinstance(a, Exception)]
+    if refused:
+        raise SystemExit(f"a push was refused: {refused[0]}")
+
+
 def bench_push(name: str, db: str, game: list[dict[str, Any]]) -> None:
     """The CPU a push costs the store (``Kiosks.push_events``, as the ingest's thread calls it), alone
     and ten to a group: the process's own CPU time, so neither PostgreSQL's share of the cores nor the
@@ -526,20 +543,14 @@ def bench_push(name: str, db: str, game: list[dict[str, Any]]) -> None:
     store = Store(db)
     try:
         kiosks = Kiosks(store)
-        pushes = kiosk_pushes(kiosks, ingest_season(store), game)
-        warm = KIOSKS * len(range(0, len(game), BATCH))  # every kiosk's first game: the caches filled
-        for i in range(0, warm, GROUP):
-            kiosks.push_events(pushes[i : i + GROUP])
-        rest = iter(pushes[warm:])
+        rest = warmed_pushes(store, kiosks, game)
         cpu: dict[int, list[float]] = {1: [], GROUP: []}
         for _ in range(PUSH_ROUNDS):
             for size, count in ((1, ALONE_EACH), (GROUP, GROUPED_EACH)):
                 taken = [next(rest) for _ in range(count)]
                 start = time.process_time()
                 for i in range(0, count, size):
-                    refused = [a for a, _ in kiosks.push_events(taken[i : i + size]) if isinstance(a, Exception)]
-                    if refused:
-                        raise SystemExit(f"a push was refused: {refused[0]}")
+                    stored(kiosks, taken[i : i + size])
                 cpu[size].append((time.process_time() - start) / count)
     finally:
         store.close()
@@ -565,21 +576,15 @@ def bench_history(name: str, db: str, game: list[dict[str, Any]]) -> None:
     store = Store(db)
     try:
         kiosks = Kiosks(store)
-        pushes = kiosk_pushes(kiosks, ingest_season(store), game)
-        warm = KIOSKS * len(range(0, len(game), BATCH))
-        for i in range(0, warm, GROUP):
-            kiosks.push_events(pushes[i : i + GROUP])
-        rest = iter(pushes[warm:])
+        rest = warmed_pushes(store, kiosks, game)
 
         def groups() -> list[float]:
             took = []
             for _ in range(HISTORY_GROUPS):
                 group = [next(rest) for _ in range(GROUP)]
                 start = time.perf_counter()
-                refused = [a for a, _ in kiosks.push_events(group) if isinstance(a, Exception)]
+                stored(kiosks, group)
                 took.append(time.perf_counter() - start)
-                if refused:
-                    raise SystemExit(f"a push was refused: {refused[0]}")
             return took
 
         new = groups()
