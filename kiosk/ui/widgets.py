@@ -121,15 +121,64 @@ def _target_px() -> float:
     return theme.target()
 
 
+class Compass(FloatLayout):
+    """The four seat lights as the table sits (N at the top), drawn where there is no GPIO."""
+
+    lights = StringProperty("")
+
+
 class Badge(FloatLayout):
-    """The dealer at a glance ("N deals", the player's name under it); with no GPIO, the seat
-    lights drawn on its edges as a compass (N at the top, as the table sits)."""
+    """The dealer at a glance ("N deals", the player's name under it or beside it); with no GPIO,
+    the seat lights drawn beside the words as a compass."""
 
     said = StringProperty("")
+    said_markup = StringProperty("")
     name = StringProperty("")
     lights = StringProperty("")
     show_lights = BooleanProperty(False)
     row = BooleanProperty(False)  # the name beside "N deals" rather than under it
+
+    def on_said(self, _w: Any, said: str) -> None:
+        self.said_markup = badge_markup(said)
+
+
+def badge_markup(said: str) -> str:
+    """ "N deals" with the seat's letter at button size and the word at the smallest size: one line
+    that fits the header's centre."""
+    from kiosk.ui import theme
+
+    seat, _, rest = said.partition(" ")
+    if len(seat) != 1 or not rest:
+        return escape(said)
+    return f"[size={int(theme.body())}][b]{seat}[/b][/size] {escape(rest)}"
+
+
+def escape(text: str) -> str:
+    from kivy.utils import escape_markup
+
+    return str(escape_markup(text))
+
+
+def text_width(text: str, font_size: float, markup: bool = False, bold: bool = False) -> float:
+    """How wide ``text`` is drawn, in pixels (with the kiosk's font)."""
+    from kivy.core.text import Label as CoreLabel
+    from kivy.core.text.markup import MarkupLabel
+
+    core = (MarkupLabel if markup else CoreLabel)(text=text, font_size=font_size, bold=bold)
+    core.refresh()
+    return float(core.content_width)
+
+
+def centre_width(lights: bool) -> float:
+    """The header's centre in landscape: the dealer's badge as wide as "W deals" (the widest seat)
+    plus the seat lights if drawn, and the trump beside it."""
+    from kiosk.ui import theme
+
+    badge = text_width(badge_markup("W deals"), theme.small(), markup=True) + theme.mm(2) + 4
+    if lights:
+        badge += theme.mm(9) + theme.mm(1)
+    trump = text_width("trump", theme.small()) + theme.mm(1.5)
+    return round(badge + theme.mm(1) + trump)
 
 
 class Header(BoxLayout):

@@ -26,8 +26,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture
 def kiosk(tmp_path):
+    """The kiosk on the 7" display, its layout checked after every tap, the seat lights drawn."""
     from tests.ui.harness import Kiosk
 
-    k = Kiosk(tmp_path / "clabber.db")
+    k = Kiosk(tmp_path / "clabber.db", check_layout=True, lights=True)
     yield k
     k.close()

@@ -23,7 +23,17 @@ PORTRAIT = (720, 1280)
 class Kiosk:
     """One kiosk on a real database file, its root widget in the (offscreen) window."""
 
-    def __init__(self, db: Path, size: tuple[int, int] = LANDSCAPE, notice: str | None = None) -> None:
+    def __init__(
+        self,
+        db: Path,
+        size: tuple[int, int] = LANDSCAPE,
+        notice: str | None = None,
+        check_layout: bool = False,
+        lights: bool = False,
+    ) -> None:
+        """``check_layout``: after every tap the screen is checked as a player would see it
+        (tests/ui/layout.py), and a fault fails the tap. ``lights``: the seat lights drawn in the
+        header, as a desktop kiosk with no GPIO shows them."""
         EventLoop.ensure_window()
         theme.set_panel(theme.panel_px_per_mm(*size))  # the screens are built for this panel
         load_style()
@@ -32,9 +42,19 @@ class Kiosk:
         self.table = Table(self.store, rng=random.Random(7))
         self.taps = 0
         self.resize(size)
+        self.check_layout = check_layout
+        self.lights = lights
         self.root = KioskRoot(self.table, notice or report.notice)
+        self._show_lights()
         Window.add_widget(self.root)
         self.frames(3)
+
+    def _show_lights(self) -> None:
+        if self.lights:
+            header = self.root.header
+            header.show_lights = True
+            header.lights = header.dealer
+            header.bind(dealer=lambda _h, seat: setattr(header, "lights", seat))
 
     def resize(self, size: tuple[int, int]) -> None:
         Window.size = size
@@ -48,6 +68,7 @@ class Kiosk:
         self.store, report = open_store(self.db, self.db.parent / "backups")
         self.table = Table(self.store, rng=random.Random(8))
         self.root = KioskRoot(self.table, report.notice)
+        self._show_lights()
         Window.add_widget(self.root)
         self.frames(3)
 
@@ -94,6 +115,23 @@ class Kiosk:
         touch.touch_up()
         self.taps += 1
         self.frames(2)
+        if self.check_layout:
+            self.assert_layout(f"after tapping {_said(w)}")
+
+    def where(self) -> str:
+        """The screen (and its step, and any pop-up) in a few words."""
+        screen = self.screen
+        step = getattr(screen, "step", "")
+        popups = [type(p).__name__ for p in self._popups()]
+        return " ".join([self.root.manager.current, step, *popups]).strip()
+
+    def assert_layout(self, how: str = "") -> None:
+        """Fails when the screen as drawn now has a layout fault a player would see."""
+        from tests.ui.layout import problems
+
+        self.frames(1)
+        found = problems(f"{Window.width}x{Window.height} {self.where()}")
+        assert not found, f"{how}:\n" + "\n".join(dict.fromkeys(found))
 
     def press_key(self, key: int, scancode: int = 0, text: str | None = None) -> None:
         """A key on a USB keyboard, down and up, dispatched as SDL's window dispatches it."""
@@ -141,3 +179,8 @@ class Kiosk:
         saved = Path(Window.screenshot(name=str(path)))  # Kivy adds a counter: path stem + 0001
         saved.replace(path)
         return path
+
+
+def _said(w: Any) -> str:
+    text = getattr(w, "text", "")
+    return repr(text[:20]) if text else type(w).__name__

@@ -217,7 +217,7 @@ def main() -> None:
 
         found: list[str] = []
         with tempfile.TemporaryDirectory() as tmp:
-            kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height))
+            kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height), lights=True)
 
             def look(name: str) -> None:
                 kiosk.frames(3)

@@ -1,0 +1,62 @@
+"""The layouts hold at both panel sizes in every state a table reaches: a refusal fits its strip,
+card by card in portrait, the dealer's badge with the seat lights, a long name on a seat button.
+Every tap is checked by tests/ui/layout.py (the harness fails the tap that breaks a layout)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.flows import start_game, type_text
+from tests.ui.harness import LANDSCAPE, PORTRAIT, Kiosk
+
+
+@pytest.fixture(params=[LANDSCAPE, PORTRAIT], ids=["800x480", "720x1280"])
+def table(request, tmp_path):
+    """A kiosk at each panel size, its layout checked after every tap, the seat lights drawn."""
+    k = Kiosk(tmp_path / "clabber.db", size=request.param, check_layout=True, lights=True)
+    yield k
+    k.close()
+
+
+def test_a_long_refusal_fits_the_strip(table):
+    start_game(table)
+    table.tap("play_N")
+    table.tap("trump_S")
+    for d in "161":
+        table.tap_exact(d)
+    table.tap("done")
+    assert "161" in table.text("strip")
+
+
+def test_card_by_card_holds_its_layout_through_a_hand(table):
+    from tests.records import RENEGE
+
+    start_game(table)
+    table.tap("card_by_card")
+    table.tap("maker_E")
+    table.tap("trump_H")
+    for name in RENEGE[:9]:
+        table.tap(f"card_{name}")
+    assert table.text("trick").startswith("Trick 3")
+
+
+def test_the_dealer_badge_keeps_its_words_inside_with_the_lights_beside_them(table):
+    start_game(table)
+    for seat in "NESW":
+        table.tap("play_E")
+        table.tap("trump_H")  # the trump shows in the header beside the badge
+        table.tap("cancel")
+        assert table.root.header.badge == f"{seat} deals"
+        table.tap("deal_next")
+
+
+def test_a_long_name_fits_its_seat_button(table):
+    table.tap("new_game")
+    type_text(table, "Aces")
+    table.tap("field_EW")
+    type_text(table, "Kings")
+    table.tap("field_N")
+    type_text(table, "Bartholomew")
+    table.tap("to_deal")
+    table.tap("first_N")
+    assert "Bartholomew" in table.text("play_N")
