@@ -17,7 +17,7 @@ A record reads the same way, and a renege is proven from the cards played alone:
 ...                            "plays": plays})
 >>> renege = record.hand.reneges()[0]
 >>> renege.seat, renege.trick, engine.card_name(renege.card), renege.reason
-(E, 2, 'AC', 'must trump: you hold 10♥')
+(E, 2, 'AC', 'must trump, holding 10♥')
 
 The modules, from the ground up: ``cards`` and ``seats`` (names and order), ``rules`` (the
 variants), ``play`` (what may be played, who wins a trick), ``melds``, ``bidding``, ``hand``
@@ -26,7 +26,7 @@ variants), ``play`` (what may be played, who wins a trick), ``melds``, ``bidding
 """
 
 from engine.cards import SUITS, Card, CardSet, Suit, card_name, card_names, card_symbol, parse_card, parse_suit
-from engine.deal import JackDraw, deal, draw_for_dealer
+from engine.deal import JackDraw, deal, draw_for_dealer, read_draw
 from engine.errors import EntryError, IllegalEntryError, InvalidRecordError, Problem
 from engine.game import Outcome, Row, Sheet, sheet
 from engine.hand import (
@@ -91,6 +91,7 @@ __all__ = [
     "card_symbol",
     "deal",
     "draw_for_dealer",
+    "read_draw",
     "game_to_json",
     "hand_to_json",
     "loads",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from engine.cards import CARDS, JACK, Card, rank_of
+from engine.cards import CARDS, JACK, Card, parse_card, rank_of
+from engine.errors import IllegalEntryError, InvalidRecordError
 from engine.hand import Deal
 from engine.seats import N, Seat, left_of
 
@@ -77,3 +79,32 @@ def draw_for_dealer(rng: random.Random, start: Seat = N) -> JackDraw:
     rng.shuffle(deck)
     jacks = [i for i, c in enumerate(deck) if rank_of(c) == JACK][:2]
     return JackDraw(start, tuple(deck[: jacks[1] + 1]))
+
+
+def read_draw(cards: object, start: Seat = N) -> JackDraw:
+    """A Jack draw from its cards as dealt (``["9S", "JH", ...]``): every card once, dealt until the
+    second Jack and no further.
+
+    >>> read_draw(["9S", "JH", "JD"]).change()  # E deals first; S got the second Jack and moves to W
+    (S, W)
+    >>> read_draw(["JH", "JD", "9S"])
+    Traceback (most recent call last):
+    ...
+    engine.errors.IllegalEntryError: draw[2]: the draw stops at the second Jack
+    """
+    if not isinstance(cards, Sequence) or isinstance(cards, str):
+        raise InvalidRecordError("the draw is a list of cards", "draw")
+    dealt: list[Card] = []
+    for i, text in enumerate(cards):
+        try:
+            c = parse_card(text)
+        except InvalidRecordError as e:
+            raise e.at(f"draw[{i}]") from None
+        if c in dealt:
+            raise IllegalEntryError("this card was already dealt", f"draw[{i}]")
+        if sum(rank_of(d) == JACK for d in dealt) == 2:
+            raise IllegalEntryError("the draw stops at the second Jack", f"draw[{i}]")
+        dealt.append(c)
+    if sum(rank_of(d) == JACK for d in dealt) < 2:
+        raise IllegalEntryError("the draw goes on until a second Jack", "draw")
+    return JackDraw(start, tuple(dealt))

@@ -25,6 +25,7 @@ from engine.cards import (
     Suit,
     bit,
     card,
+    card_symbol,
     cards_in,
     count,
     names,
@@ -84,10 +85,17 @@ class Meld:
         return (0, min(self.length, 5), self.rank, int(self.suit == trump))
 
     def describe(self) -> str:
-        """The meld for people: ``fifty A♠-J♠``, ``four Jacks``."""
+        """The meld for people, a sequence from its top card down: ``fifty A♠–J♠``, ``four Jacks``.
+
+        >>> Meld(0b111110).describe()
+        'hundred A♣–10♣'
+        """
         if self.is_four:
             return "four Jacks (mules)" if self.rank == JACK else f"four {RANK_WORDS[self.rank]}s"
-        return f"{SEQUENCE_WORDS[self.length]} {names(self.cards).replace(' ', '-')}"
+        ranks = sorted(rank_of(c) for c in cards_in(self.cards))
+        suit = self.suit or 0
+        top, bottom = card_symbol(card(ranks[-1], suit)), card_symbol(card(ranks[0], suit))
+        return f"{SEQUENCE_WORDS[self.length]} {top}–{bottom}"
 
 
 def meld_of(cards: CardSet) -> Meld:

@@ -32,7 +32,7 @@ class Breach:
     """Why a card could not be played: the duty broken, in words, and the cards that were legal."""
 
     duty: str  # "follow suit", "trump", "overtrump", "play a trump"
-    why: str  # "must overtrump: you hold 9♠"
+    why: str  # "must overtrump, holding 9♠"
     legal: CardSet
 
 
@@ -80,9 +80,9 @@ def breach(holding: CardSet, trick: Sequence[Card], trump: Suit, c: Card) -> Bre
         assert top is not None  # the branch above took the tricks without a trump
         duty = "overtrump" if legal & _STRONGER[trump][top] else "trump"
     if duty == "follow suit":
-        why = f"must follow suit ({SUIT_WORDS[led]}): you hold {names(legal, trump)}"
+        why = f"must follow suit ({SUIT_WORDS[led]}), holding {names(legal, trump)}"
     else:
-        why = f"must {duty}: you hold {names(legal, trump)}"
+        why = f"must {duty}, holding {names(legal, trump)}"
     return Breach(duty, why, legal)
 
 

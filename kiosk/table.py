@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from engine.cards import card_name
-from engine.deal import draw_for_dealer
+from engine.deal import JackDraw, draw_for_dealer, read_draw
 from engine.errors import EntryError
 from engine.hand import Hand
 from engine.record import read_game
@@ -200,13 +200,18 @@ class Table:
         first_dealer: str | None = None,
         action_id: str | None = None,
         league: Any = None,
+        draw: Any = None,
     ) -> GameState:
-        """Starts a game; with no first dealer the kiosk deals for the Jacks. ``league``: the meeting
-        it is played for, ``{"meeting": 12, "NS": 1, "EW": 4}`` (the league's ids): its events then
-        go to the league's outbox with it."""
+        """Starts a game. Who deals first: ``first_dealer``; or ``draw``, the cards of a Jack draw
+        the table already made its seats by (``deal_for_jacks``); or neither, and the kiosk deals for
+        the Jacks now, the players given moving with the change of seats it makes (the team names
+        stay with NS and EW). ``league``: the meeting it is played for, ``{"meeting": 12, "NS": 1,
+        "EW": 4}`` (the league's ids): its events then go to the league's outbox with it."""
         if (done := self._done_already(action_id)) is not None:
             return done
-        event = self._started_event(self.store.next_game_id(), teams, players, rules, first_dealer, action_id)
+        event = self._started_event(
+            self.store.next_game_id(), teams, players, rules, first_dealer, draw, action_id, moved=league is None
+        )
         if (meeting := parse_league(league)) is not None:
             event = replace(event, payload={**event.payload, "league": meeting})
         state = GameState(event)
@@ -214,8 +219,21 @@ class Table:
         self._states[state.id] = state
         return state
 
+    def deal_for_jacks(self) -> JackDraw:
+        """A Jack draw, dealt with the kiosk's random source before the game starts: the table
+        changes seats as it says, then names the players where they now sit."""
+        return draw_for_dealer(self.rng)
+
     def _started_event(
-        self, game_id: int, teams: Any, players: Any, rules: Any, first_dealer: Any, action_id: str | None
+        self,
+        game_id: int,
+        teams: Any,
+        players: Any,
+        rules: Any,
+        first_dealer: Any,
+        draw: Any,
+        action_id: str | None,
+        moved: bool,
     ) -> GameEvent:
         try:
             frozen = rules if isinstance(rules, Rules) else parse_rules(rules)
@@ -227,10 +245,25 @@ class Table:
             "rules": asdict(frozen),  # a snapshot: the game keeps these rules whatever changes later
             "token": secrets.token_urlsafe(12),  # 96 random bits: the result page's address
         }
-        if first_dealer is None:
-            draw = draw_for_dealer(self.rng)
-            payload["first_dealer"] = seat_name(draw.first)
-            payload["draw"] = [card_name(c) for c in draw.cards]
+        if draw is not None and first_dealer is not None:
+            raise ActionRefused("give the first dealer or the Jack draw, not both")
+        if draw is not None:
+            try:
+                made = read_draw([card_name(c) for c in draw.cards] if isinstance(draw, JackDraw) else draw)
+            except EntryError as e:
+                raise ActionRefused(str(e.problems[0])) from None
+            payload["first_dealer"] = seat_name(made.first)
+            payload["draw"] = [card_name(c) for c in made.cards]
+        elif first_dealer is None:
+            made = draw_for_dealer(self.rng)
+            payload["first_dealer"] = seat_name(made.first)
+            payload["draw"] = [card_name(c) for c in made.cards]
+            if moved and (change := made.change()) is not None:
+                # The second Jack's holder and the first's partner change seats: their names go too.
+                a, b = (seat_name(s) for s in change)
+                names = payload["players"]
+                names[a], names[b] = names.get(b), names.get(a)
+                payload["players"] = {s: names[s] for s in "NESW" if names.get(s)}
         else:
             try:
                 payload["first_dealer"] = seat_name(parse_seat(first_dealer))
@@ -533,7 +566,9 @@ class Table:
             raise ActionRefused(str(e.problems[0]), [str(p) for p in e.problems]) from None
         teams = [game.teams.get("NS", "NS"), game.teams.get("EW", "EW")]
         first = seat_name(game.first_dealer) if game.first_dealer is not None else None
-        event = self._started_event(self.store.next_game_id(), teams, game.players, game.rules, first, action_id)
+        event = self._started_event(
+            self.store.next_game_id(), teams, game.players, game.rules, first, None, action_id, moved=False
+        )
         state = GameState(event)
         batch = [event]
 

@@ -53,7 +53,7 @@ def test_score_reports_a_proven_renege_with_seat_trick_and_card(tmp_path):
         "seat": "E",
         "trick": 2,
         "card": "AC",
-        "reason": "must trump: you hold 10♥",
+        "reason": "must trump, holding 10♥",
         "legal": ["TH"],
     }
     assert out["score"] == {"NS": 182, "EW": 0}
@@ -95,7 +95,7 @@ def test_replay_tells_the_hand_trick_by_trick_with_the_renege(tmp_path):
     assert r.returncode == 0
     text = r.stdout
     assert "Trick 1: E leads" in text and "Trick 2: N leads" in text
-    assert "RENEGE by E (EW): played A♣ — must trump: you hold 10♥. Legal: 10♥" in text
+    assert "RENEGE by E (EW): played A♣ — must trump, holding 10♥. Legal: 10♥" in text
     assert "won by N (NS): 46 points" in text
     assert "On the sheet: NS 182, EW 0" in text
 

@@ -38,7 +38,7 @@ def test_whose_turn_and_what_may_be_played_now():
 
 def test_an_illegal_card_is_recorded_as_a_renege_and_ends_the_hand():
     hand = hand_of({**BIDDING, "hands": DEAL, "plays": LAWFUL[:5]}, complete=False)
-    assert hand.check_play(card_list("AC")[0]).why == "must trump: you hold 10♥"
+    assert hand.check_play(card_list("AC")[0]).why == "must trump, holding 10♥"
     hand = hand.apply(Play(card_list("AC")[0]))
     (r,) = hand.reneges()
     assert (r.seat, r.trick, card_name(r.card)) == (E, 2, "AC") and hand.finished and hand.turn is None
@@ -48,7 +48,7 @@ def test_renege_proven_from_the_plays_alone():
     # No hands given: each player's hand is the six cards they played.
     (r,) = hand_of({**BIDDING, "plays": RENEGE}).reneges()
     assert (r.seat, r.trick, card_name(r.card)) == (E, 2, "AC")
-    assert r.reason == "must trump: you hold 10♥" and names(r.legal) == names(cards("TH"))
+    assert r.reason == "must trump, holding 10♥" and names(r.legal) == names(cards("TH"))
 
 
 def test_lawful_plays_clear_every_player():

@@ -33,13 +33,13 @@ def test_legal_cards(holding, trick, trump, legal):
 @pytest.mark.parametrize(
     ("holding", "trick", "played", "why"),
     [
-        ("KH 9S", "TS", "KH", "must follow suit (spades): you hold 9♠"),
-        ("KH AD", "TS", "AD", "must trump: you hold K♥"),
-        ("KH JH AD", "TS AH", "KH", "must overtrump: you hold J♥"),
-        ("KH JH AD", "TS AH", "AD", "must overtrump: you hold J♥"),
-        ("KH AD", "TS AH", "AD", "must trump: you hold K♥"),
-        ("QH AD", "TH", "AD", "must play a trump: you hold Q♥"),
-        ("AH QH", "TH", "QH", "must overtrump: you hold A♥"),
+        ("KH 9S", "TS", "KH", "must follow suit (spades), holding 9♠"),
+        ("KH AD", "TS", "AD", "must trump, holding K♥"),
+        ("KH JH AD", "TS AH", "KH", "must overtrump, holding J♥"),
+        ("KH JH AD", "TS AH", "AD", "must overtrump, holding J♥"),
+        ("KH AD", "TS AH", "AD", "must trump, holding K♥"),
+        ("QH AD", "TH", "AD", "must play a trump, holding Q♥"),
+        ("AH QH", "TH", "QH", "must overtrump, holding A♥"),
     ],
 )
 def test_an_illegal_card_says_why_in_a_players_words(holding, trick, played, why):

@@ -8,7 +8,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from kiosk.events import new_action_id
-from kiosk.ui.words import plain
+from kiosk.ui.words import say
 
 
 class KioskScreen(Screen):
@@ -45,7 +45,7 @@ class KioskScreen(Screen):
         if action_id is not None:
             kw["action_id"] = action_id
         state, problems = self.root_.act(fn, *args, **kw)
-        self.message = "\n".join(plain(p)[1] for p in problems)
+        self.message = say(problems)[1]
         return state
 
     def home(self) -> None:

@@ -8,6 +8,7 @@ and the table may take the card back.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
@@ -137,13 +138,13 @@ class CardsScreen(KioskScreen):
 
     def open_melds(self) -> None:
         if self.plays:
-            self.message = "Melds are announced before trick 1: Undo the cards to change them"
+            self.message = "Melds come before trick 1: undo to change them"
             return
         MeldsPopup(self).open()
 
     def put_meld(self, seat: str, index: int, chip: MeldChip) -> None:
         if not chip.valid:
-            self.message = f"No {chip.kind} runs below the 9: pick a higher top card"
+            self.message = chip.too_low()
             return
         chips = list(self.chips.get(seat, ()))
         if index < 0:
@@ -301,14 +302,19 @@ class CardsScreen(KioskScreen):
         self.so_far = f"So far NS {hand.won[0]} · EW {hand.won[1]}"
 
 
+_IN_MELD = re.compile(r"(?:is also in|it is in) melds\.(\w)")
+
+
 def _card_refusal(name: str, problems: list[str]) -> str:
-    """Why a card cannot be played, in the table's words."""
+    """Why a card cannot be played, in the table's words (never the engine's)."""
     shown = card_symbol(parse_card(name))
     for line in problems:
         if "already played" in line:
-            return f"{shown} was already played: tap the card that was played"
-        if "is also in" in line:
-            return f"{shown} is in another player's meld: check the melds or the card"
+            return f"{shown} was played already: tap the right card"
+        if m := _IN_MELD.search(line):
+            return f"{shown} is in {m.group(1)}'s melds: check the card"
+        if "is also in bell" in line or "it is in bell" in line:
+            return f"{shown} is in the bell: check the card"
         if "all 24 cards" in line:
             return "All 24 cards are in: tap Done"
-    return f"{shown} cannot be played here: " + (problems[0].split(": ", 1)[-1] if problems else "")
+    return f"{shown} cannot be played now: check the cards"

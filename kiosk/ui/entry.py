@@ -35,6 +35,11 @@ class MeldChip:
     def valid(self) -> bool:
         return self.kind == "four" or self.top - MELD_KINDS[self.kind] + 1 >= 0
 
+    def too_low(self) -> str:
+        """Why a sequence from this top card cannot be: it would run below the 9."""
+        lowest = ["9", "10", "J", "Q", "K", "A"][MELD_KINDS[self.kind] - 1]
+        return f"A {self.kind}'s top card is {lowest} or higher"
+
     @property
     def points(self) -> int:
         """The engine's worth of these cards."""

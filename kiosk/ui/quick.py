@@ -16,7 +16,7 @@ from kiosk.ui.base import KioskScreen
 from kiosk.ui.entry import Entry, MeldChip, entry_from_record
 from kiosk.ui.pickers import ReasonPicker, RenegePicker
 from kiosk.ui.widgets import Big
-from kiosk.ui.words import plain
+from kiosk.ui.words import say
 
 CORRECTION_REASONS = ("points entered wrong", "melds entered wrong", "wrong maker or trump", "renege missed")
 
@@ -149,7 +149,7 @@ class QuickScreen(KioskScreen):
     def key(self, key: str) -> None:
         entry = self.entry.press(key)  # digits are not saved one by one: "1" on the way to "10"
         if entry.points and int(entry.points) > POINTS_IN_HAND:
-            self._say(f"At most {POINTS_IN_HAND} points in a hand: {entry.points} is too many", {"points": True})
+            self._say(f"At most {POINTS_IN_HAND} points: {entry.points} is too many", {"points": True})
             return
         self.entry = entry
         self._say("", {})
@@ -166,7 +166,7 @@ class QuickScreen(KioskScreen):
 
     def put_meld(self, seat: str, index: int, chip: MeldChip) -> None:
         if not chip.valid:
-            self._say(f"No {chip.kind} runs below the 9: pick a higher top card", {"melds": True})
+            self._say(chip.too_low(), {"melds": True})
             return
         entry = self.entry.with_meld(seat, chip) if index < 0 else self.entry.replace_meld(seat, index, chip)
         self._change(entry)
@@ -264,9 +264,8 @@ class QuickScreen(KioskScreen):
             self.root_.table_quiet(self.table.save_draft, self.root_.game_id, entry.record(self.dealer))
 
     def _refused(self, problems: list[str]) -> None:
-        said = [plain(line) for line in problems]
-        words = list(dict.fromkeys(text for _, text in said))  # the same words once
-        self._say(words[0] if words else "", {where: True for where, _ in said})  # one message: the strip never grows
+        fields, words = say(problems, self.entry.record(self.dealer))  # one message: the strip never grows
+        self._say(words, dict.fromkeys(fields, True))
 
     def _show(self) -> None:
         e = self.entry

@@ -8,25 +8,30 @@ from typing import Any
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.utils import escape_markup
 
-from engine.cards import card_symbol
+from engine.cards import card_name, card_symbol
+from engine.deal import JackDraw
 from engine.rules import PRESETS
 from kiosk.events import new_action_id
 from kiosk.league_words import Choice, Team, Tonight, meeting_between, new_game_for, sync_mark, tonight_view
 from kiosk.ui.base import KioskScreen
 
 FIELDS = ("NS", "EW", "N", "E", "S", "W")
-MAX_NAME = 20
+MAX_NAME = 24  # as typed on the screen's keys; the seat buttons shorten what does not fit
 
 
 class StartScreen(KioskScreen):
-    """Resume, or new game: names on the on-screen keyboard, rules, who deals first."""
+    """Resume, or a new game: the rules and who deals first (the seat that got the first Jack, or
+    the kiosk deals for the Jacks and says who changes seats), then the names where the players
+    now sit, on the on-screen keyboard."""
 
-    step = StringProperty("home")  # home (or tonight, in a league), names, deal, draw, league_teams
+    step = StringProperty("home")  # home (or tonight, in a league), deal, draw, names, league_teams
     names = DictProperty({f: "" for f in FIELDS})
     editing = StringProperty("NS")
     rules = StringProperty("evansville")
     resume_text = StringProperty("")
     draw_lines = ListProperty([])
+    draw_next = StringProperty("Names ▶")  # what the draw's button leads to
+    first_dealer = StringProperty("")  # who deals first, once the table has said or the draw has
     shift = StringProperty("upper")
     league_note = StringProperty("")  # where tonight's meetings are, or why the list may be old
     sync = StringProperty("")  # the league's sync mark, in words
@@ -108,7 +113,8 @@ class StartScreen(KioskScreen):
         if state is None:
             return
         self.root_.game_id = state.id
-        self.draw_lines = self._draw_lines(state)
+        self.draw_lines = _draw_lines(state.jack_draw, league=True)
+        self.draw_next = "Play ▶"
         self.step = "draw"
         self.root_.refresh_header()
 
@@ -175,10 +181,14 @@ class StartScreen(KioskScreen):
             self.root_.show("summary" if g.pending else "sheet")
 
     def new_game(self) -> None:
+        """Who deals first comes first: the Jack draw may change seats, and names go where the
+        players then sit."""
         self.names = {f: "" for f in FIELDS}
         self.editing = "NS"
         self.message = ""
-        self.step = "names"
+        self.first_dealer = ""
+        self._draw: JackDraw | None = None
+        self.step = "deal"
 
     def type(self, key: str) -> None:
         text = self.names[self.editing]
@@ -194,59 +204,73 @@ class StartScreen(KioskScreen):
         i = FIELDS.index(self.editing)
         self.editing = FIELDS[(i + 1) % len(FIELDS)]
 
-    def to_deal(self) -> None:
+    def choose_rules(self, name: str) -> None:
+        if name in PRESETS:
+            self.rules = name
+
+    def choose_first(self, seat: str) -> None:
+        """The table drew for the Jacks itself and sits as it says: this seat deals first."""
+        self.first_dealer = seat
+        self._draw = None
+        self.message = ""
+        self.step = "names"
+
+    def deal_for_jacks(self) -> None:
+        """The kiosk deals face up until the second Jack and says who changes seats."""
+        self._draw = draw = self.table.deal_for_jacks()
+        self.first_dealer = "NESW"[draw.first]
+        self.draw_lines = _draw_lines(draw, league=False)
+        self.draw_next = "Seated: names ▶" if draw.change() else "Names ▶"
+        self.step = "draw"
+
+    def start(self) -> None:
+        """Starts the game with the names as typed, where the players sit now."""
         missing = [t for t in ("NS", "EW") if not self.names[t].strip()]
         if missing:
             self.message = f"Give team {missing[0]} a name."
             self.editing = missing[0]
             return
-        self.message = ""
-        self.step = "deal"
-
-    def choose_rules(self, name: str) -> None:
-        if name in PRESETS:
-            self.rules = name
-
-    def start(self, first_dealer: str | None) -> None:
         players = {s: self.names[s] for s in "NESW" if self.names[s].strip()}
+        draw = [card_name(c) for c in self._draw.cards] if self._draw is not None else None
         state = self.act(
             self.table.new_game,
             [self.names["NS"], self.names["EW"]],
             players or None,
             self.rules,
-            first_dealer,
+            None if draw else self.first_dealer,
             action_id=self._start_id,
+            draw=draw,
         )
-        if state is None:
-            return
-        self.root_.game_id = state.id
-        if first_dealer is None and state.draw:
-            self.draw_lines = self._draw_lines(state)
-            self.step = "draw"
-            self.root_.refresh_header()
-        else:
+        if state is not None:
+            self.root_.game_id = state.id
             self.root_.show("sheet")
 
-    def _draw_lines(self, state: Any) -> list[str]:
-        draw = state.jack_draw
-        dealt: dict[str, list[str]] = {s: [] for s in "NESW"}
-        for seat, card in zip(draw.seats, draw.cards, strict=True):
-            dealt["NESW"[seat]].append(card_symbol(card))
-        first, second = "NESW"[draw.first], "NESW"[draw.second]
-        lines = [f"{s}: {' '.join(dealt[s])}" for s in "NESW"]
-        lines.append(f"{first} got the first Jack and deals first.")
-        if state.league is not None:
-            lines.append("The teams are the league's: nobody changes seats.")
-            return lines
-        change = draw.change()
-        if change is not None:
-            lines.append(f"{second} got the second Jack: {second} and {'NESW'[change[1]]} change seats.")
-        else:
-            lines.append(f"{second} got the second Jack and already sits opposite {first}.")
-        return lines
-
     def done_draw(self) -> None:
-        self.root_.show("sheet")
+        """Seated as the draw says: a league game starts (its teams are the league's); a friendly
+        game goes on to the names."""
+        if self.root_.game is not None:
+            self.root_.show("sheet")
+        else:
+            self.step = "names"
+
+
+def _draw_lines(draw: JackDraw, league: bool) -> list[str]:
+    """The Jack draw for the table: who was dealt what, who deals first, who changes seats."""
+    dealt: dict[str, list[str]] = {s: [] for s in "NESW"}
+    for seat, card in zip(draw.seats, draw.cards, strict=True):
+        dealt["NESW"[seat]].append(card_symbol(card))
+    first, second = "NESW"[draw.first], "NESW"[draw.second]
+    lines = [f"{s}: {' '.join(dealt[s])}" for s in "NESW"]
+    lines.append(f"{first} got the first Jack and deals first.")
+    if league:
+        lines.append("The teams are the league's: nobody changes seats.")
+        return lines
+    change = draw.change()
+    if change is not None:
+        lines.append(f"{second} got the second Jack: {second} and {'NESW'[change[1]]} change seats.")
+    else:
+        lines.append(f"{second} got the second Jack and already sits opposite {first}.")
+    return lines
 
 
 def _forget_ids(screen: Any, prefix: str) -> None:

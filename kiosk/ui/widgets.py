@@ -108,11 +108,49 @@ class Keyboard(GridLayout):
 
 def seat_label(name: str) -> str:
     """A player's name as a seat button shows it: the first name (the buttons are narrow; the
-    dealer's badge has the whole name), as text, never markup."""
-    from kivy.utils import escape_markup
-
+    dealer's badge has the whole name)."""
     words = name.split()
-    return escape_markup(words[0]) if words else ""
+    return words[0] if words else ""
+
+
+def fit(text: str, font_size: float, width: float) -> str:
+    """``text`` as it fits ``width`` pixels on one line: whole, or cut and ended with "…"."""
+    if text_width(text, font_size) <= width:
+        return text
+    low, high = 0, len(text)  # the longest start that fits with the "…"
+    while low < high:
+        mid = (low + high + 1) // 2
+        if text_width(text[:mid].rstrip() + "…", font_size) <= width:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low].rstrip() + "…"
+
+
+class SeatButton(Big):
+    """A seat's button: its letter, and the player's first name under it (``below``) or beside it,
+    shortened with "…" where the button is too narrow; never split in the middle of a word."""
+
+    seat = StringProperty("")
+    player = StringProperty("")
+    below = BooleanProperty(True)
+
+    def on_kv_post(self, base: Any) -> None:
+        self.bind(seat=self._fit, player=self._fit, size=self._fit, below=self._fit)
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        from kiosk.ui import theme
+
+        name = seat_label(self.player)
+        if not name:
+            self.text = self.seat
+            return
+        room = self.width - 12
+        if not self.below:
+            room -= text_width(self.seat + " ", self.font_size)
+        shown = escape(fit(name, theme.small(), room)) if room > 0 else ""
+        self.text = self.seat + ("\n" if self.below else " ") + f"[size={int(theme.small())}]{shown}[/size]"
 
 
 def _target_px() -> float:

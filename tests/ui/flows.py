@@ -13,17 +13,22 @@ def type_text(k: Kiosk, text: str) -> None:
         k.tap_exact("space" if ch == " " else ch)
 
 
-def start_game(k: Kiosk, ns: str = "Ruminers", ew: str = "Mackeys", first: str | None = "N") -> None:
-    k.tap("new_game")
-    type_text(k, ns)
-    k.tap("field_EW")
-    type_text(k, ew)
-    k.tap("to_deal")
+def start_game(
+    k: Kiosk, ns: str = "Ruminers", ew: str = "Mackeys", first: str | None = "N", new: bool = True
+) -> None:
+    """A new game: who deals first (``None``: the kiosk deals for the Jacks), then the team names.
+    ``new``: tap New game first (False: the start screen is already at who deals first)."""
+    if new:
+        k.tap("new_game")
     if first is None:
         k.tap("draw")
         k.tap("draw_done")
     else:
         k.tap(f"first_{first}")
+    type_text(k, ns)
+    k.tap("field_EW")
+    type_text(k, ew)
+    k.tap("start")
 
 
 def quick_hand(

@@ -24,20 +24,20 @@ def every_screen(kiosk, size, shoot):
     """Walks through every screen, calling ``shoot(name)`` on each."""
     shoot("01-start")
     kiosk.tap("new_game")
+    shoot("02-start-first-dealer")
+    kiosk.tap("draw")
+    shoot("03-jack-draw")
+    kiosk.tap("draw_done")
     for ch in "RUMINERS":
         kiosk.tap_exact(ch)
-    shoot("02-start-names")
     kiosk.tap("field_EW")
     for ch in "MACKEYS":
         kiosk.tap_exact(ch)
     kiosk.tap("field_N")
     for ch in "RON":
         kiosk.tap_exact(ch)
-    kiosk.tap("to_deal")
-    shoot("03-start-first-dealer")
-    kiosk.tap("draw")
-    shoot("04-jack-draw")
-    kiosk.tap("draw_done")
+    shoot("04-start-names")
+    kiosk.tap("start")
     quick_hand(kiosk, "E", "H", "70", team="NS")
     quick_hand(kiosk, "S", "S", "81", team="NS")
     quick_hand(kiosk, "W", "D", "50", team="NS", renege=("EW", "table talk"))

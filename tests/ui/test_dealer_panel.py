@@ -84,12 +84,12 @@ def test_pass_out_misdeal_and_void_hands_keep_or_pass_the_deal_as_the_rules_say(
 
 def test_under_pagat_rules_a_pass_out_passes_the_deal(kiosk, panel):
     kiosk.tap("new_game")
+    kiosk.tap("rules_pagat")
+    kiosk.tap("first_N")
     type_text(kiosk, "A")
     kiosk.tap("field_EW")
     type_text(kiosk, "B")
-    kiosk.tap("to_deal")
-    kiosk.tap("rules_pagat")
-    kiosk.tap("first_N")
+    kiosk.tap("start")
     kiosk.table.add_hand(kiosk.root.game_id, {"passed_out": True})
     kiosk.root.refresh_header()
     assert lit(panel) == "E"

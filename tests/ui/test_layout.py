@@ -4,6 +4,8 @@ Every tap is checked by tests/ui/layout.py (the harness fails the tap that break
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.ui.flows import start_game, type_text
@@ -50,13 +52,30 @@ def test_the_dealer_badge_keeps_its_words_inside_with_the_lights_beside_them(tab
         table.tap("deal_next")
 
 
-def test_a_long_name_fits_its_seat_button(table):
+LONG = {  # 24 characters each, the most the keys take
+    "N": "Bartholomew Fitzwilliams",
+    "E": "Maximiliana Oppenheimers",
+    "S": "Christopher Worthingtons",
+    "W": "Wilhelmina Featherstones",
+}
+
+
+def test_a_24_character_name_on_every_seat_shrinks_to_fit(table):
     table.tap("new_game")
+    table.tap("first_N")
     type_text(table, "Aces")
     table.tap("field_EW")
     type_text(table, "Kings")
-    table.tap("field_N")
-    type_text(table, "Bartholomew")
-    table.tap("to_deal")
-    table.tap("first_N")
-    assert "Bartholomew" in table.text("play_N")
+    for seat, name in LONG.items():
+        table.tap(f"field_{seat}")
+        type_text(table, name + "XYZ")  # the keys stop at 24 characters
+    table.tap("start")
+    assert table.table.open_game().players == LONG
+    for seat, name in LONG.items():
+        shown = re.sub(r"\[/?size[^\]]*\]", "", table.text(f"play_{seat}"))
+        letter, first = shown.split(maxsplit=1)
+        whole = name.split()[0]
+        assert letter == seat and (first == whole or (first.endswith("…") and whole.startswith(first[:-1]))), shown
+        assert len(first) >= 7, shown  # enough of the name to know who it is
+    table.tap("play_N")  # the quick entry's seat buttons too (checked by the tap)
+    assert table.root.manager.current == "quick"

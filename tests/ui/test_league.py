@@ -233,11 +233,11 @@ def test_a_friendly_games_qr_is_still_the_kiosks_own_result_page(kiosk, tmp_path
     tonight_with(kiosk.table.store)
     kiosk.restart()
     kiosk.tap("friendly")
+    kiosk.tap("first_N")
     type_text(kiosk, "Us")
     kiosk.tap("field_EW")
     type_text(kiosk, "Them")
-    kiosk.tap("to_deal")
-    kiosk.tap("first_N")
+    kiosk.tap("start")
     while kiosk.root.manager.current != "over":
         quick_hand(kiosk, "N", "S", "162", team="NS")
     g = kiosk.root.game

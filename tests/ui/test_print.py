@@ -79,7 +79,7 @@ def test_the_owner_prints_a_recent_game_again_marked_as_a_reprint(kiosk):
     _to_game_over(kiosk)
     first = kiosk.root.game_id
     kiosk.tap("new_game")
-    start_game(kiosk, "Aces", "Kings")
+    start_game(kiosk, "Aces", "Kings", new=False)
     quick_hand(kiosk, "E", "H", "70", team="NS")
     kiosk.tap("owner")
     type_pin(kiosk, PIN)

@@ -13,9 +13,9 @@ from tests.ui.conftest import SCREENSHOTS
 
 NAMES = [
     "01-start",
-    "02-start-names",
-    "03-start-first-dealer",
-    "04-jack-draw",
+    "02-start-first-dealer",
+    "03-jack-draw",
+    "04-start-names",
     "05-sheet",
     "06-meld-picker",
     "07-quick-entry",
