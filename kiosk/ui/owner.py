@@ -268,9 +268,14 @@ class OwnerScreen(KioskScreen):
         from kivy.uix.label import Label
 
         from kiosk.ui import theme as T
+        from kiosk.ui.widgets import text_width
 
         box.clear_widgets()
-        widths = (None, T.mm(11), T.mm(11), T.mm(17))  # the figures' columns fit "12½", "100%", "116.8"
+        # The figures' columns as wide as their widest text, the heading's in bold; the name the rest.
+        widths: list[float | None] = [None]
+        for j in (1, 2, 3):
+            texts = [(row[j], i == 0) for i, row in enumerate(self.stats_rows)]
+            widths.append(max(text_width(t, T.small(), bold=b) for t, b in texts) + T.mm(2))
         one = T.line(T.small())
         for i, row in enumerate(self.stats_rows):
             line = BoxLayout(size_hint_y=None, height=one)

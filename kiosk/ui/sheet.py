@@ -28,14 +28,32 @@ class SheetLine(BoxLayout):
 
 def scroll_to_end(rows: Any) -> None:
     """The newest hand in view: the bottom of the sheet once it is longer than its box (the rows
-    stay at the top while they fit)."""
+    stay at the top while they fit). Scrolled down, the sheet starts with a whole row under its
+    headings, the room left over below the last one."""
     from kivy.clock import Clock
 
     def scroll(*_: Any) -> None:
-        rows.scroll_y = 0 if rows.children and rows.children[0].height > rows.height else 1
+        heights = [float(line["height"]) for line in rows.data]
+        layout = rows.layout_manager
+        if layout is None:
+            return
+        if sum(heights) <= rows.height:
+            layout.padding = 0
+            rows.scroll_y = 1
+            return
+        shown = 0.0
+        for h in reversed(heights):
+            if shown + h > rows.height:
+                break
+            shown += h
+        layout.padding = [0, 0, 0, rows.height - shown]
+        rows.scroll_y = 0
 
     scroll()
     Clock.schedule_once(scroll, 0)  # again once the new rows are laid out
+    if not getattr(rows, "_follows_height", False):  # and whenever the box changes size
+        rows._follows_height = True
+        rows.bind(height=scroll)
 
 
 def ruling_of(table: Any, g: Any) -> str:

@@ -228,7 +228,7 @@ def test_the_summary_says_which_meld_beat_which_and_why_a_set_is_a_set(kiosk):
     kiosk.tap("done")
     detail = kiosk.text("detail")
     assert (
-        "Melds: E's fifty A♥-K♥-Q♥-J♥ beat N's dad A♠-K♠-Q♠ (the higher meld): EW 50, NS's melds do not count" in detail
+        "Melds: E's fifty A♥–J♥ beat N's dad A♠–Q♠ (the higher meld): EW 50, NS's melds do not count" in detail
     )
     assert "Made: EW 162 against NS 70" in detail  # 92, the fifty's 50 and E's bell 20
     kiosk.tap("confirm")
@@ -274,7 +274,7 @@ def test_the_game_over_sheet_shows_the_last_hand_headings_and_totals_and_new_gam
     headings = [w.text for w in kiosk.screen.walk() if getattr(w, "text", None) in ("hand", "NS", "EW", "check")]
     assert {"hand", "NS", "EW", "check"} <= set(headings)
     kiosk.tap("new_game")
-    assert kiosk.root.manager.current == "start" and kiosk.screen.step == "names"
+    assert kiosk.root.manager.current == "start" and kiosk.screen.step == "deal"
 
 
 # ---- corrections, round 2 and the up card ------------------------------------------------------------------

@@ -313,8 +313,8 @@ def test_an_old_or_missing_list_is_said_and_a_friendly_game_still_starts(kiosk):
     assert kiosk.text("league_note").endswith("tonight's are not in yet.")
     assert kiosk.text("meeting_0").startswith("Aces")
     kiosk.tap("friendly")
-    assert kiosk.screen.step == "names"
-    kiosk.tap_exact("◀ Back")
+    assert kiosk.screen.step == "deal"  # who deals first, then the names
+    kiosk.tap("deal_back")
     assert kiosk.screen.step == "tonight"
 
 
