@@ -246,6 +246,9 @@ class CardsScreen(KioskScreen):
             self.show()
 
     def done(self) -> None:
+        if not self.finished:
+            self.message = "Done once all 24 cards are in, or a renege"
+            return
         g = self.game
         if self.act(self.table.enter_hand, g.id, self._record(), action_id=self._done_id) is not None:
             self.root_.show("summary")

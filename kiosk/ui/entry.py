@@ -68,8 +68,9 @@ class Entry:
 
     @property
     def complete(self) -> bool:
-        """Enough for a hand: passed out, or who said play, trump and the points."""
-        return self.passed_out or bool(self.maker and self.trump and self.points != "")
+        """Enough for a hand: passed out, or who said play, trump and the points (none with a
+        renege: the reneging team scores 0 and the other 162 whatever the tricks held)."""
+        return self.passed_out or bool(self.maker and self.trump and (self.points != "" or self.renege))
 
     def record(self, dealer: str) -> dict[str, Any]:
         """The hand record the controller checks (only what has been tapped)."""

@@ -14,7 +14,7 @@ from kivy.utils import escape_markup
 from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused
 from kiosk.league_words import all_sent, sync_words
-from kiosk.pin import MAX_DIGITS, MIN_DIGITS
+from kiosk.pin import MAX_DIGITS, MIN_DIGITS, valid_pin
 from kiosk.stats import BY_KEY, Figure, Line, board
 from kiosk.store import StoreError
 from kiosk.ui.base import KioskScreen
@@ -42,10 +42,11 @@ def _stats_row(x: Line, figure: Figure) -> tuple[str, str, str, str]:
 class OwnerScreen(KioskScreen):
     """PIN first; then the menu."""
 
-    step = StringProperty("pin")  # pin, menu, correct, settings, reprint, stats, league, join, leave
+    step = StringProperty("pin")  # pin, choose, menu, correct, settings, reprint, stats, league, join, leave
     recent = ListProperty([])  # "id|label" of the recent games to print again
     printed = StringProperty("")  # what the printer last said about a reprint
     pin = StringProperty("")
+    choosing = StringProperty("")  # the new PIN as first typed, while it is typed again
     notes = StringProperty("")
     message = StringProperty("")
     hands = ListProperty([])
@@ -78,7 +79,9 @@ class OwnerScreen(KioskScreen):
         self.pin = ""
         self.notes = locked or ""
         self.message = root.notice
-        self.step = "menu" if root.owner_pin else "pin"
+        self.choosing = ""
+        # No PIN yet (a new kiosk): the owner chooses one here, on the screen.
+        self.step = "menu" if root.owner_pin else "pin" if root.table.has_pin() else "choose"
         self._show_lock()
         table = root.table
         self.rules = table.kiosk_setting("rules_for_new_games", "evansville")
@@ -103,8 +106,41 @@ class OwnerScreen(KioskScreen):
         self.root_.owner_pin = self.pin
         self.notes = ""
         if len(self.pin) < MIN_DIGITS:  # set before PINs needed six digits: still opens, but is weak
-            self.notes = f"This PIN has {len(self.pin)} digits: set one of {MIN_DIGITS} or more (clabber pin set)."
+            self.notes = f"This PIN has {len(self.pin)} digits: choose one of {MIN_DIGITS} or more (New PIN)."
         self.step = "menu"
+
+    def new_pin(self) -> None:
+        """The owner chooses a new PIN (the menu is open: the old one was just typed)."""
+        self.pin, self.choosing, self.notes = "", "", ""
+        self.step = "choose"
+
+    def choose(self) -> None:
+        """The new PIN typed once, then again; the same twice, it is the owner's PIN."""
+        table = self.root_.table
+        if not self.choosing:
+            why = valid_pin(self.pin)
+            if why:
+                self.notes, self.pin = why[:1].upper() + why[1:] + ".", ""
+                return
+            self.choosing, self.pin, self.notes = self.pin, "", ""
+            return
+        if self.pin != self.choosing:
+            self.notes, self.pin, self.choosing = "The two PINs differ: choose it again.", "", ""
+            return
+        _, problems = self.root_.act(table.set_pin, self.pin, self.root_.owner_pin or None)
+        if problems:
+            self.notes, self.pin, self.choosing = problems[0][:1].upper() + problems[0][1:] + ".", "", ""
+            return
+        self.root_.owner_pin, self.pin, self.choosing = self.pin, "", ""
+        self.message, self.notes = "The owner's PIN is set.", ""
+        self.step = "menu"
+
+    def cancel_choosing(self) -> None:
+        self.pin, self.choosing, self.notes = "", "", ""
+        if self.root_.owner_pin:
+            self.step = "menu"
+        else:
+            self.close()
 
     def _show_lock(self) -> Any:
         """Shows how long PIN entry stays locked, counting down while it is."""

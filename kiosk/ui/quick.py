@@ -95,7 +95,8 @@ class QuickScreen(KioskScreen):
     correcting = NumericProperty(0)  # the hand number being corrected, else 0
     dealer = StringProperty("N")
     players = DictProperty({s: "" for s in SEAT_NAMES})
-    complete = BooleanProperty(False)  # Done is offered only for a whole hand
+    complete = BooleanProperty(False)  # Done lights up for a whole hand
+    prompt = StringProperty("")  # what the hand still needs, said in the strip while nothing else is
 
     def on_kv_post(self, base: Any) -> None:
         for s in SEAT_NAMES:
@@ -242,6 +243,8 @@ class QuickScreen(KioskScreen):
 
     def _missing(self) -> str:
         e = self.entry
+        if e.complete:
+            return ""
         if e.maker is None:
             return "Tap who said play (or Passed out)"
         if e.trump is None:
@@ -270,9 +273,12 @@ class QuickScreen(KioskScreen):
     def _show(self) -> None:
         e = self.entry
         self.complete = e.complete
+        self.prompt = self._missing()
         self.ids.points_mine.text = f"{e.points_team} {e.points or '–'}"
         other = "EW" if e.points_team == "NS" else "NS"
-        self.ids.points_other.text = f"{other} {e.other_points()}"
+        self.ids.points_other.text = (
+            "not needed" if e.renege and e.points == "" else f"{other} {e.other_points()}"
+        )
         for s in SEAT_NAMES:
             self.ids[f"maker_{s}"].chosen = e.maker == s
             self.ids[f"maker_{s}"].faulty = bool(self.faulty.get("maker"))

@@ -38,7 +38,10 @@ class Note(Label):
 
 
 class Strip(Label):
-    """The message strip: always in the same place and of the same size, empty or not."""
+    """The message strip: always in the same place and of the same size, empty or not: one line
+    where the panel is wide, two where it is narrow, or ``lines``."""
+
+    lines = NumericProperty(0)
 
 
 class Keypad(GridLayout):

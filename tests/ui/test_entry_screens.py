@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kivy.uix.button import Button
 
+from kiosk.ui.theme import ERROR
 from tests.ui.flows import quick_hand, start_game, type_text
 from tests.ui.shoot import BELL
 
@@ -67,13 +68,16 @@ def assert_strip_clear(k, strip_box):
 # ---- the message strip ----------------------------------------------------------------------------
 
 
-def test_done_waits_for_a_whole_hand_and_the_keypad_refuses_more_than_162(kiosk):
+def test_done_says_what_the_hand_still_needs_and_the_keypad_refuses_more_than_162(kiosk):
     start_game(kiosk)
     kiosk.tap("play_E")
     strip_box = box(kiosk.widget("strip"))
-    assert kiosk.widget("done").disabled  # who said play, but no trump yet
+    assert not kiosk.widget("done").chosen and kiosk.text("strip") == "Pick the trump suit"
+    kiosk.tap("done")  # not yet: it says so, and nothing is saved
+    assert kiosk.root.manager.current == "quick" and kiosk.table.open_game().pending is None
+    assert kiosk.text("strip") == "Pick the trump suit" and kiosk.widget("strip").color == list(ERROR)
     kiosk.tap("trump_H")
-    assert kiosk.widget("done").disabled  # no points yet
+    assert not kiosk.widget("done").chosen and kiosk.text("strip") == "Type one team's points"
     for d in "17":
         kiosk.tap_exact(d)
     kiosk.tap_exact("0")  # 170
@@ -83,7 +87,20 @@ def test_done_waits_for_a_whole_hand_and_the_keypad_refuses_more_than_162(kiosk)
     kiosk.tap_exact("⌫")  # the keypad still works under the message, and the message goes
     kiosk.tap_exact("2")
     assert kiosk.screen.entry.points == "12" and kiosk.text("strip") == ""
-    assert not kiosk.widget("done").disabled
+    assert kiosk.widget("done").chosen
+
+
+def test_a_renege_needs_no_trick_points(kiosk):
+    start_game(kiosk)
+    kiosk.tap("play_S")
+    kiosk.tap("trump_H")
+    kiosk.tap("renege")
+    kiosk.tap("team_EW")
+    kiosk.tap_exact("table talk")
+    assert kiosk.widget("done").chosen and kiosk.text("points_other") == "not needed"
+    kiosk.tap("done")
+    kiosk.tap("confirm")
+    assert kiosk.table.open_game().sheet.totals == (162, 0)
 
 
 def test_each_refusal_is_said_in_the_strip_with_its_field_outlined_and_every_control_free(kiosk):

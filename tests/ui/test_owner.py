@@ -192,7 +192,7 @@ def test_a_short_pin_from_an_older_kiosk_opens_the_menu_and_asks_for_a_longer_on
     start_game(kiosk)
     kiosk.tap("owner")
     type_pin(kiosk, "2468")
-    assert kiosk.screen.step == "menu" and "This PIN has 4 digits: set one of 6 or more" in kiosk.text("notes")
+    assert kiosk.screen.step == "menu" and "This PIN has 4 digits: choose one of 6 or more" in kiosk.text("notes")
     assert kiosk.table.store.setting(PIN_KEY).startswith("scrypt$")
 
 
@@ -243,3 +243,60 @@ def test_the_owners_statistics_by_the_team_names_typed_at_the_table(kiosk):
     assert rows[-1] == ["5. Walter (Mackeys)", "1", "0", "–"]  # never named trump: last
     kiosk.tap("stats_menu")
     assert kiosk.screen.step == "menu"
+
+
+def _places(kiosk, names):
+    return {n: tuple(kiosk.widget(n).to_window(*kiosk.widget(n).pos)) for n in names}
+
+
+def test_a_new_kiosk_asks_the_owner_to_choose_a_pin_on_the_screen(kiosk):
+    start_game(kiosk)
+    kiosk.tap("owner")
+    assert kiosk.screen.step == "choose" and "6 to 12 digits" in kiosk.text("choose_said")
+    keys = [k.text for k in kiosk.widget("choose_keypad").children]
+    places = _places(kiosk, ["choose_keypad", "choose_ok", "choose_cancel"])
+    for d in "123456":
+        kiosk.tap_exact(d)
+    kiosk.tap("choose_ok")  # a run of digits is too easy to guess
+    assert kiosk.text("notes").startswith("This PIN is too easy to guess") and kiosk.screen.choosing == ""
+    assert _places(kiosk, ["choose_keypad", "choose_ok", "choose_cancel"]) == places  # the message moved nothing
+    for pin in (PIN, "975318"):  # typed twice, differently
+        for d in pin:
+            kiosk.tap_exact(d)
+        kiosk.tap("choose_ok")
+    assert kiosk.text("notes") == "The two PINs differ: choose it again." and not kiosk.table.has_pin()
+    for _ in range(2):
+        for d in PIN:
+            kiosk.tap_exact(d)
+        kiosk.tap("choose_ok")
+    assert kiosk.screen.step == "menu" and kiosk.text("notes") == "The owner's PIN is set."
+    assert kiosk.table.has_pin() and sorted(keys) == sorted("1234567890C⌫")
+    kiosk.tap("close")
+    kiosk.tap("owner")
+    type_pin(kiosk, PIN)  # the PIN chosen on the screen opens the menu
+    assert kiosk.screen.step == "menu"
+
+
+def test_the_owner_changes_the_pin_from_the_menu(kiosk):
+    to_the_menu(kiosk)
+    places = _places(kiosk, ["correct", "settings", "close"])
+    kiosk.tap("reprint")  # no printer: said in the strip, and the menu stays where it was
+    assert kiosk.text("notes").startswith("No receipt printer")
+    assert _places(kiosk, ["correct", "settings", "close"]) == places
+    kiosk.tap("change_pin")
+    for _ in range(2):
+        for d in "975318":
+            kiosk.tap_exact(d)
+        kiosk.tap("choose_ok")
+    assert kiosk.screen.step == "menu"
+    kiosk.table.check_pin("975318")  # the new PIN is the owner's now
+
+
+def test_a_wrong_pin_moves_nothing_on_the_pin_screen(kiosk):
+    kiosk.table.set_pin(PIN)
+    start_game(kiosk)
+    kiosk.tap("owner")
+    places = _places(kiosk, ["pin_keypad", "unlock", "pin_cancel", "pin_dots"])
+    type_pin(kiosk, "111111")
+    assert kiosk.text("notes") == "Wrong PIN" or kiosk.text("notes") == "wrong PIN"
+    assert _places(kiosk, ["pin_keypad", "unlock", "pin_cancel", "pin_dots"]) == places
