@@ -449,7 +449,9 @@ class Table:
         PIN is even tried."""
         stored = self.store.setting(PIN_KEY)
         if stored is None:
-            raise ActionRefused("no owner PIN is set yet: choose one on the kiosk's owner screen, or with clabber pin set")
+            raise ActionRefused(
+                "no owner PIN is set yet: choose one on the kiosk's owner screen, or with clabber pin set"
+            )
         lock = self.pin_lock()
         if lock.seconds_left:
             raise ActionRefused(

@@ -8,7 +8,6 @@ and the table may take the card back.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
@@ -18,10 +17,10 @@ from engine.cards import SUIT_NAMES, card, card_name, card_symbol, parse_card
 from engine.seats import SEAT_NAMES, team_name, team_of
 from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused
-from kiosk.ui import theme
+from kiosk.ui import theme, words
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.entry import MeldChip, chip_of
-from kiosk.ui.quick import MeldPicker
+from kiosk.ui.quick import MeldPicker, chip_markup
 from kiosk.ui.widgets import Big
 
 ROWS = (3, 2, 1, 0)  # spades, hearts, diamonds, clubs from the top
@@ -79,8 +78,7 @@ class MeldsPopup(ModalView):
             row = self.ids[f"meldrow_{s}"].ids.chips
             row.clear_widgets()
             for i, chip in enumerate(self.screen.chips.get(s, ())):
-                suit = theme.suit_markup(chip.suit) if chip.kind != "four" else ""
-                b = Big(text=f"{chip.words()}{suit} · {chip.points}", font_size=theme.small())
+                b = Big(text=f"{chip_markup(chip)} · {chip.points}", font_size=theme.small())
                 b.bind(on_release=lambda _b, seat=s, index=i: self.open_melds(seat, index))
                 row.add_widget(b)
             self.ids[f"meldchips_{s}"] = row
@@ -138,7 +136,7 @@ class CardsScreen(KioskScreen):
 
     def open_melds(self) -> None:
         if self.plays:
-            self.message = "Melds come before trick 1: undo to change them"
+            self.message = words.MELDS_BEFORE_PLAY
             return
         MeldsPopup(self).open()
 
@@ -204,7 +202,7 @@ class CardsScreen(KioskScreen):
 
     def tap(self, name: str) -> None:
         if not (self.maker and self.trump):
-            self.message = "First tap who said play and the trump"
+            self.message = words.MAKER_AND_TRUMP_FIRST
             return
         self.play(name)
 
@@ -214,7 +212,7 @@ class CardsScreen(KioskScreen):
         try:
             after = table.preview(game_id, self._record([*self.plays, name]))
         except ActionRefused as e:  # the card cannot be played at all (melded by another, say)
-            self.message = _card_refusal(name, e.problems)
+            self.message = words.card_refusal(name, e.problems)
             return
         new = [r for r in after.reneges() if r not in before.reneges()]
         if new and not accept_renege:
@@ -247,7 +245,7 @@ class CardsScreen(KioskScreen):
 
     def done(self) -> None:
         if not self.finished:
-            self.message = "Done once all 24 cards are in, or a renege"
+            self.message = words.NOT_ALL_PLAYED
             return
         g = self.game
         if self.act(self.table.enter_hand, g.id, self._record(), action_id=self._done_id) is not None:
@@ -274,7 +272,7 @@ class CardsScreen(KioskScreen):
         for i, letter in enumerate(SUIT_NAMES):
             self.ids[f"trump_{letter}"].chosen = self.trump == letter
             self.ids[f"trump_{letter}"].text = theme.suit_markup(i, self.trump == letter)
-        said = [f"{s} " + ", ".join(c.words() for c in self.chips[s]) for s in SEAT_NAMES if self.chips.get(s)]
+        said = [f"{s} " + ", ".join(chip_markup(c) for c in self.chips[s]) for s in SEAT_NAMES if self.chips.get(s)]
         self.melds_text = "Melds: " + "; ".join(said) if said else "Melds…"
         played = set(self.plays)
         for suit in ROWS:
@@ -282,18 +280,18 @@ class CardsScreen(KioskScreen):
                 name = card_name(card(rank, suit))
                 self.ids[f"card_{name}"].disabled = name in played
         if hand is None or hand.trump is None:
-            self.turn, self.trick, self.so_far, self.finished = "Who said play, and trump?", "", "", False
+            self.turn, self.trick, self.so_far, self.finished = words.WHO_AND_TRUMP, "", "", False
             return
         self.finished = hand.finished
         reneges = hand.reneges()
         if reneges:
             r = reneges[0]
-            self.turn = f"Renege by {team_name(r.team)}: play ends."
+            self.turn = words.play_ends(team_name(r.team))
         elif len(hand.plays) == 24:
-            self.turn = "All 24 cards played."
+            self.turn = words.ALL_PLAYED
         else:
             seat = hand.next_player
-            self.turn = f"{SEAT_NAMES[seat]} ({team_name(team_of(seat))}) to play"
+            self.turn = words.to_play(SEAT_NAMES[seat], team_name(team_of(seat)))
         tricks = hand.tricks()
         if tricks:
             last = tricks[-1]
@@ -303,21 +301,3 @@ class CardsScreen(KioskScreen):
         else:
             self.trick = f"{SEAT_NAMES[hand.next_player]} leads trick 1" if hand.next_player is not None else ""
         self.so_far = f"So far NS {hand.won[0]} · EW {hand.won[1]}"
-
-
-_IN_MELD = re.compile(r"(?:is also in|it is in) melds\.(\w)")
-
-
-def _card_refusal(name: str, problems: list[str]) -> str:
-    """Why a card cannot be played, in the table's words (never the engine's)."""
-    shown = card_symbol(parse_card(name))
-    for line in problems:
-        if "already played" in line:
-            return f"{shown} was played already: tap the right card"
-        if m := _IN_MELD.search(line):
-            return f"{shown} is in {m.group(1)}'s melds: check the card"
-        if "is also in bell" in line or "it is in bell" in line:
-            return f"{shown} is in the bell: check the card"
-        if "all 24 cards" in line:
-            return "All 24 cards are in: tap Done"
-    return f"{shown} cannot be played now: check the cards"

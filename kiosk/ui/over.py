@@ -57,7 +57,7 @@ class OverScreen(KioskScreen):
         elif g.winner in ("NS", "EW"):
             win, lose = (g.teams["NS"], g.teams["EW"]) if g.winner == "NS" else (g.teams["EW"], g.teams["NS"])
             hi, lo = max(t), min(t)
-            self.headline = f"W  {win} win {hi} – {lo} over {lose}"
+            self.headline = f"{win} win {hi} – {lo} over {lose}"
         else:
             self.headline = f"Game ended at {t[0]} – {t[1]}"
         self.ns_total, self.ew_total = str(t[0]), str(t[1])

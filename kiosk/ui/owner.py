@@ -15,6 +15,7 @@ from kiosk.events import new_action_id
 from kiosk.game_state import ActionRefused
 from kiosk.league_words import all_sent, sync_words
 from kiosk.pin import MAX_DIGITS, MIN_DIGITS, valid_pin
+from kiosk.present import sheet_lines
 from kiosk.stats import BY_KEY, Figure, Line, board
 from kiosk.store import StoreError
 from kiosk.ui.base import KioskScreen
@@ -78,7 +79,7 @@ class OwnerScreen(KioskScreen):
         self.root_ = root
         self.pin = ""
         self.notes = locked or ""
-        self.message = root.notice
+        self.message = ""  # a notice for the owner is in the banner over every screen
         self.choosing = ""
         # No PIN yet (a new kiosk): the owner chooses one here, on the screen.
         self.step = "menu" if root.owner_pin else "pin" if root.table.has_pin() else "choose"
@@ -173,18 +174,20 @@ class OwnerScreen(KioskScreen):
         if g is None or not g.hands:
             self.notes = "No hand on the sheet to correct."
             return
-        self.hands = [str(i + 1) for i in range(len(g.hands))]
+        # Each hand with what it scored, as the sheet has it: the owner finds the one to correct.
+        self.hands = [f"{line['number']}|{line['number']}:  {line['ns']} – {line['ew']}" for line in sheet_lines(g)]
         self.step = "correct"
 
     def fill_hands(self, grid: Any) -> None:
         from kiosk.ui.widgets import Big
 
         grid.clear_widgets()
-        for text in self.hands:
+        for entry in self.hands:
+            number, text = entry.split("|", 1)
             b = Big(text=text)
-            b.bind(on_release=lambda _b, n=int(text): self.correct_hand(n))
+            b.bind(on_release=lambda _b, n=int(number): self.correct_hand(n))
             grid.add_widget(b)
-            self.ids[f"hand_{text}"] = b
+            self.ids[f"hand_{number}"] = b
 
     def correct_hand(self, number: int) -> None:
         g = self.root_.game

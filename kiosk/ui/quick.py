@@ -11,7 +11,7 @@ from kivy.uix.modalview import ModalView
 from engine.cards import POINTS_IN_HAND, SUIT_NAMES, card, card_name
 from engine.seats import SEAT_NAMES
 from kiosk.events import new_action_id
-from kiosk.ui import theme
+from kiosk.ui import theme, words
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.entry import Entry, MeldChip, entry_from_record
 from kiosk.ui.pickers import ReasonPicker, RenegePicker
@@ -19,6 +19,11 @@ from kiosk.ui.widgets import Big
 from kiosk.ui.words import say
 
 CORRECTION_REASONS = ("points entered wrong", "melds entered wrong", "wrong maker or trump", "renege missed")
+
+
+def chip_markup(chip: MeldChip) -> str:
+    """A meld chip as the buttons say it: "dad A♠" with the suit in its colour ("four 9s" has none)."""
+    return chip.words() + (theme.suit_markup(chip.suit) if chip.kind != "four" else "")
 
 
 class MeldPicker(ModalView):
@@ -150,7 +155,7 @@ class QuickScreen(KioskScreen):
     def key(self, key: str) -> None:
         entry = self.entry.press(key)  # digits are not saved one by one: "1" on the way to "10"
         if entry.points and int(entry.points) > POINTS_IN_HAND:
-            self._say(f"At most {POINTS_IN_HAND} points: {entry.points} is too many", {"points": True})
+            self._say(words.too_many(entry.points), {"points": True})
             return
         self.entry = entry
         self._say("", {})
@@ -246,10 +251,10 @@ class QuickScreen(KioskScreen):
         if e.complete:
             return ""
         if e.maker is None:
-            return "Tap who said play (or Passed out)"
+            return words.TAP_MAKER
         if e.trump is None:
-            return "Pick the trump suit"
-        return "Type one team's points"
+            return words.PICK_TRUMP
+        return words.TYPE_POINTS
 
     def _say(self, message: str, faulty: dict[str, bool]) -> None:
         self.message = message
@@ -276,18 +281,15 @@ class QuickScreen(KioskScreen):
         self.prompt = self._missing()
         self.ids.points_mine.text = f"{e.points_team} {e.points or '–'}"
         other = "EW" if e.points_team == "NS" else "NS"
-        self.ids.points_other.text = (
-            "not needed" if e.renege and e.points == "" else f"{other} {e.other_points()}"
-        )
+        self.ids.points_other.text = "not needed" if e.renege and e.points == "" else f"{other} {e.other_points()}"
         for s in SEAT_NAMES:
             self.ids[f"maker_{s}"].chosen = e.maker == s
             self.ids[f"maker_{s}"].faulty = bool(self.faulty.get("maker"))
             row = self.ids[f"melds_{s}"]
             row.clear_widgets()
             for i, chip in enumerate(e.melds.get(s, ())):
-                suit = theme.suit_markup(chip.suit) if chip.kind != "four" else ""
                 b = Big(
-                    text=f"{chip.words()}{suit} · {chip.points}",
+                    text=f"{chip_markup(chip)} · {chip.points}",
                     font_size=theme.small(),
                     faulty=bool(self.faulty.get("melds")),
                 )

@@ -13,6 +13,7 @@ from engine.deal import JackDraw
 from engine.rules import PRESETS
 from kiosk.events import new_action_id
 from kiosk.league_words import Choice, Team, Tonight, meeting_between, new_game_for, sync_mark, tonight_view
+from kiosk.ui import words
 from kiosk.ui.base import KioskScreen
 
 FIELDS = ("NS", "EW", "N", "E", "S", "W")
@@ -45,7 +46,7 @@ class StartScreen(KioskScreen):
 
     def show(self, setup: bool = False, **options: Any) -> None:
         root = self.root_
-        self.message = root.notice
+        self.message = ""  # a notice for the owner is in the banner over every screen
         open_game = root.table.open_game()
         if open_game is not None:
             t = open_game.sheet.totals
@@ -161,7 +162,7 @@ class StartScreen(KioskScreen):
 
     def start_unscheduled(self) -> None:
         if len(self._picks) != 2:
-            self.message = "Tap the team at NS, then the team at EW."
+            self.message = words.PICK_BOTH_TEAMS
             return
         ns, ew = self._picks
         meeting = meeting_between(self.tonight, ns, ew)
@@ -227,7 +228,7 @@ class StartScreen(KioskScreen):
         """Starts the game with the names as typed, where the players sit now."""
         missing = [t for t in ("NS", "EW") if not self.names[t].strip()]
         if missing:
-            self.message = f"Give team {missing[0]} a name."
+            self.message = words.name_the_team(missing[0])
             self.editing = missing[0]
             return
         players = {s: self.names[s] for s in "NESW" if self.names[s].strip()}

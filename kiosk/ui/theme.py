@@ -100,9 +100,9 @@ def suit_markup(suit: int, chosen: bool = False) -> str:
 
 
 def card_markup(c: Card, chosen: bool = False) -> str:
-    """A card for people, its suit in colour."""
-    text = card_symbol(c)
-    return text[:-1] + suit_markup(suit_of(c), chosen)
+    """A card for people, in its suit's colour: one piece of markup, so a line never breaks
+    between its rank and its suit."""
+    return f"[color={hex_colour(suit_colour(suit_of(c), chosen))}]{card_symbol(c)}[/color]"
 
 
 def hex_colour(colour: tuple[float, ...]) -> str:

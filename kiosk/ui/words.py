@@ -18,7 +18,10 @@ SAYINGS: tuple[tuple[str, str], ...] = (
     (r"^trump: missing", "Pick the trump suit"),
     (r"^maker: missing", "Tap who said play (or Passed out)"),
     (r"^points: the result is missing", "Type one team's points"),
-    (r"^points\.(NS|EW): (\d+) cannot be: .*no team ends with (\d+) or (\d+)", "No hand ends {3} to {2}: check the points"),
+    (
+        r"^points\.(NS|EW): (\d+) cannot be: .*no team ends with (\d+) or (\d+)",
+        "No hand ends {3} to {2}: check the points",
+    ),
     (r"^points\.(NS|EW): (-?\d+) is not between 0 and 162", "{0} cannot have {1}: points go 0 to 162"),
     (r"^points: .*add up to 162", "NS and EW must add up to 162"),
     (r"^points: the plays give", "The cards played give other points"),
@@ -95,6 +98,8 @@ def say(lines: list[str], record: dict[str, Any] | None = None) -> tuple[set[str
     """A whole refusal as one message for the strip, and the fields to outline. Cards claimed
     twice are named together ("K♥ Q♥ are in N's bell: check S's melds")."""
     fields = {field_of(line) for line in lines}
+    if any("up card's suit" in line for line in lines):
+        fields.add("bidding")  # trump against the up card: either may be what was tapped wrong
     twice: dict[tuple[str, str], list[str]] = {}
     for line in lines:
         m = _TWICE.match(line)
@@ -129,3 +134,54 @@ def _natural(c: int) -> tuple[int, int]:
 def card_words(cards: list[str]) -> str:
     """Cards as players list them: in their natural order (A K Q J 10 9), suit symbols shown."""
     return " ".join(card_symbol(c) for c in sorted((parse_card(c) for c in cards), key=_natural))
+
+
+# ---- what the screens say in their strips themselves ----------------------------------------------
+
+TAP_MAKER = "Tap who said play (or Passed out)"
+PICK_TRUMP = "Pick the trump suit"
+TYPE_POINTS = "Type one team's points"
+MELDS_BEFORE_PLAY = "Melds come before trick 1: undo to change them"
+MAKER_AND_TRUMP_FIRST = "First tap who said play and the trump"
+NOT_ALL_PLAYED = "Done once all 24 cards are in, or a renege"
+WHO_AND_TRUMP = "Who said play, and trump?"
+ALL_PLAYED = "All 24 cards played."
+PICK_BOTH_TEAMS = "Tap the team at NS, then the team at EW."
+
+
+def too_many(points: str) -> str:
+    return f"At most 162 points: {points} is too many"
+
+
+def to_play(seat: str, team: str) -> str:
+    return f"{seat} ({team}) to play"
+
+
+def play_ends(team: str) -> str:
+    return f"Renege by {team}: play ends."
+
+
+def name_the_team(team: str) -> str:
+    return f"Give team {team} a name."
+
+
+def deals_first(seat: str) -> str:
+    return f"{seat} deals first. Type the names where you sit."
+
+
+_IN_MELD = re.compile(r"(?:is also in|it is in) melds\.(\w)")
+
+
+def card_refusal(name: str, problems: list[str]) -> str:
+    """Why a card cannot be played in card by card, in the table's words (never the engine's)."""
+    shown = card_symbol(parse_card(name))
+    for line in problems:
+        if "already played" in line:
+            return f"{shown} was played already: tap the right card"
+        if m := _IN_MELD.search(line):
+            return f"{shown} is in {m.group(1)}'s melds: check the card"
+        if "is also in bell" in line or "it is in bell" in line:
+            return f"{shown} is in the bell: check the card"
+        if "all 24 cards" in line:
+            return "All 24 cards are in: tap Done"
+    return f"{shown} cannot be played now: check the cards"

@@ -13,9 +13,7 @@ def type_text(k: Kiosk, text: str) -> None:
         k.tap_exact("space" if ch == " " else ch)
 
 
-def start_game(
-    k: Kiosk, ns: str = "Ruminers", ew: str = "Mackeys", first: str | None = "N", new: bool = True
-) -> None:
+def start_game(k: Kiosk, ns: str = "Ruminers", ew: str = "Mackeys", first: str | None = "N", new: bool = True) -> None:
     """A new game: who deals first (``None``: the kiosk deals for the Jacks), then the team names.
     ``new``: tap New game first (False: the start screen is already at who deals first)."""
     if new:

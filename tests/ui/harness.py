@@ -86,7 +86,7 @@ class Kiosk:
 
     def widget(self, name: str) -> Any:
         """A widget of the current screen (or of an open popup, or the header) by its id."""
-        for holder in [*self._popups(), self.screen, self.root.header]:
+        for holder in [*self._popups(), self.screen, self.root.header, self.root.banner]:
             if name in holder.ids:
                 return holder.ids[name]
         raise KeyError(f"no widget {name!r} on the {self.root.manager.current} screen")

@@ -65,8 +65,11 @@ def text_of(label: Label) -> str:
         return str(label.text)
     import re
 
-    return re.sub(r"\[/?[a-z]+(?:=[^\]]*)?\]", "", label.text).replace("&bl;", "[").replace("&br;", "]").replace(
-        "&amp;", "&"
+    return (
+        re.sub(r"\[/?[a-z]+(?:=[^\]]*)?\]", "", label.text)
+        .replace("&bl;", "[")
+        .replace("&br;", "]")
+        .replace("&amp;", "&")
     )
 
 

@@ -4,6 +4,8 @@ apply at once, the game-over sheet, corrections on the sheet, round 2 and the up
 
 from __future__ import annotations
 
+import re
+
 from kivy.uix.button import Button
 
 from kiosk.ui.theme import ERROR
@@ -179,9 +181,12 @@ def test_card_by_card_with_a_meld_a_bell_taken_back_and_a_card_played_twice(kios
     kiosk.tap("melds")
     kiosk.tap(kiosk.widget("meldrow_S").ids.add)
     kiosk.tap_exact("9")  # S announces four nines before trick 1
+    kiosk.tap(kiosk.widget("meldrow_N").ids.add)
+    kiosk.tap("suit_1")
+    kiosk.tap_exact("dad (3)")  # and N a dad of diamonds, A K Q
     kiosk.tap("melds_done")
-    assert kiosk.text("melds") == "Melds: S four 9s"
-    assert kiosk.table.open_game().draft["melds"] == {"S": [["9C", "9D", "9H", "9S"]]}
+    assert re.sub(r"\[/?color[^\]]*\]", "", kiosk.text("melds")) == "Melds: N dad A♦; S four 9s"
+    assert kiosk.table.open_game().draft["melds"] == {"N": [["AD", "KD", "QD"]], "S": [["9C", "9D", "9H", "9S"]]}
     kiosk.tap("card_KH")
     assert kiosk.widget("melds").disabled  # play has started: melds are closed
     kiosk.tap("card_9C")  # W cannot hold a nine: S showed all four
@@ -244,9 +249,7 @@ def test_the_summary_says_which_meld_beat_which_and_why_a_set_is_a_set(kiosk):
     kiosk.tap_exact("fifty (4)")  # E's A-K-Q-J of trump
     kiosk.tap("done")
     detail = kiosk.text("detail")
-    assert (
-        "Melds: E's fifty A♥–J♥ beat N's dad A♠–Q♠ (the higher meld): EW 50, NS's melds do not count" in detail
-    )
+    assert "Melds: E's fifty A♥–J♥ beat N's dad A♠–Q♠ (the higher meld): EW 50, NS's melds do not count" in detail
     assert "Made: EW 162 against NS 70" in detail  # 92, the fifty's 50 and E's bell 20
     kiosk.tap("confirm")
     quick_hand(kiosk, "S", "S", "81", team="NS", confirm=False)
@@ -327,10 +330,25 @@ def test_quick_entry_records_round_2_and_the_up_card_when_the_table_wants(kiosk)
     kiosk.tap("round_2")
     kiosk.tap("up_JS")
     kiosk.tap("bidding_done")
-    assert kiosk.text("more") == "round 2 · up J[color=000000]♠[/color]"
+    assert kiosk.text("more") == "round 2 · up [color=000000]J♠[/color]"
     for d in "70":
         kiosk.tap_exact(d)
     kiosk.tap("done")
     kiosk.tap("confirm")
     record = kiosk.table.open_game().hands[0].record
     assert record["round"] == 2 and record["up"] == "JS"
+
+
+def test_round_2_naming_the_up_cards_suit_is_refused_in_the_players_words(kiosk):
+    start_game(kiosk)
+    kiosk.tap("play_E")
+    kiosk.tap("trump_D")
+    kiosk.tap("more")
+    kiosk.tap("round_2")
+    kiosk.tap("up_9D")
+    kiosk.tap("bidding_done")
+    for d in "70":
+        kiosk.tap_exact(d)
+    kiosk.tap("done")
+    assert kiosk.root.manager.current == "quick"
+    assert kiosk.text("strip") == "Round 2 cannot name the up card's suit" and kiosk.widget("more").faulty

@@ -9,7 +9,7 @@ import pytest
 from engine.deal import draw_for_dealer
 from engine.seats import E, N
 from tests.records import RENEGE
-from tests.ui.flows import quick_hand, start_game, type_text
+from tests.ui.flows import quick_hand, start_game
 
 
 def test_a_new_game_opens_the_sheet_with_the_teams_and_the_deal(kiosk):
@@ -160,6 +160,7 @@ def test_an_owner_correction_needs_the_pin_and_a_reason(kiosk):
         kiosk.tap_exact(d)
     kiosk.tap("unlock")
     kiosk.tap("correct")
+    assert kiosk.text("hand_1") == "1:  70 – 92"  # each hand with its scores, as on the sheet
     kiosk.tap("hand_1")
     assert kiosk.root.manager.current == "quick" and kiosk.screen.entry.points == "92"
     kiosk.tap_exact("C")
@@ -191,7 +192,7 @@ def test_game_over_shows_the_winner_and_the_final_sheet(kiosk):
     for maker in ("N", "E", "S", "W"):
         quick_hand(kiosk, maker, "S", "162", team="NS")
     assert kiosk.root.manager.current == "over"
-    assert kiosk.text("headline") == "W  Ruminers win 648 – 0 over Mackeys"
+    assert kiosk.text("headline") == "Ruminers win 648 – 0 over Mackeys"
     assert len(kiosk.widget("rows").data) == 4
     kiosk.tap("new_game")
     assert kiosk.root.manager.current == "start"
@@ -222,13 +223,15 @@ def test_replay_of_a_quick_hand_shows_its_entry_and_trail(kiosk):
 def test_a_damaged_database_notice_is_shown_at_start_and_in_the_owner_menu(tmp_path):
     from tests.ui.harness import Kiosk
 
-    k = Kiosk(tmp_path / "clabber.db", notice="The database was damaged (test). It was moved to /x.")
+    k = Kiosk(tmp_path / "clabber.db", check_layout=True)
     try:
-        assert "database was damaged" in k.text("notes")
+        k.table.store.add_notice("The database was damaged (test). It was moved to /x.")
+        k.restart()
+        assert "database was damaged" in k.text("notice_summary") and k.text("notes") == ""
         k.table.set_pin("246813")
         start_game(k)
         k.tap("owner")
-        assert "database was damaged" in k.text("message")
+        assert "database was damaged" in k.text("notice_summary")
     finally:
         k.close()
 
