@@ -4,10 +4,12 @@ Every tap is checked by tests/ui/layout.py (the harness fails the tap that break
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 
+from engine.cards import card_name
 from tests.ui.flows import start_game, type_text
 from tests.ui.harness import LANDSCAPE, PORTRAIT, Kiosk
 
@@ -79,3 +81,51 @@ def test_a_24_character_name_on_every_seat_shrinks_to_fit(table):
         assert len(first) >= 5, shown  # enough of the name to know who it is
     table.tap("play_N")  # the quick entry's seat buttons too (checked by the tap)
     assert table.root.manager.current == "quick"
+
+
+def _changing_seed() -> int:
+    """A seed whose Jack draw makes two players change seats."""
+    from engine.deal import draw_for_dealer
+
+    return next(s for s in range(100) if draw_for_dealer(random.Random(s)).change() is not None)
+
+
+def test_the_draw_seats_the_players_and_their_names_follow_everywhere(table):
+    from engine.deal import draw_for_dealer
+    from tests.ui.flows import quick_hand
+    from tests.web_helpers import Server
+
+    seed = _changing_seed()
+    draw = draw_for_dealer(random.Random(seed))
+    moved, partner = ("NESW"[s] for s in draw.change())
+    table.table.rng = random.Random(seed)
+    table.tap("new_game")
+    table.tap("draw")  # the kiosk deals for the Jacks before anyone is named
+    assert f"{moved} and {partner} change seats." in table.text("draw_text")
+    table.tap("draw_done")  # one tap: seated as the draw says
+    first = "NESW"[draw.first]
+    assert table.screen.step == "names" and table.text("notes").startswith(f"{first} deals first.")
+    type_text(table, "Aces")
+    table.tap("field_EW")
+    type_text(table, "Kings")
+    seated = {"N": "Ann", "E": "Cy", "S": "Bob", "W": "Di"}  # where each sits after the change
+    for seat, name in seated.items():
+        table.tap(f"field_{seat}")
+        type_text(table, name)
+    table.tap("start")
+    g = table.table.open_game()
+    assert g.players == seated and g.teams == {"NS": "Aces", "EW": "Kings"} and g.dealer == draw.first
+    assert g.draw == [card_name(c) for c in draw.cards]  # the draw the table saw is the one kept
+    for seat, name in seated.items():
+        assert name in table.text(f"play_{seat}")
+    server = Server(table.db)
+    try:
+        while table.root.manager.current != "over":
+            quick_hand(table, "N", "S", "162", team="NS")
+        status, _, html = server.get(f"/g/{g.token}")
+        assert status == 200 and "N Ann · E Cy · S Bob · W Di" in html and "Aces win." in html
+    finally:
+        server.close()
+    players = {line.name: line for line in table.table.statistics().players}
+    assert players["Bob"].team == "Aces" and players["Bob"].figures.won == 1
+    assert players["Di"].team == "Kings" and players["Di"].figures.won == 0
