@@ -31,6 +31,7 @@ T = TypeVar("T")
 SCHEMA_VERSION = 2
 FULL_CHECK_AT_START = 64 * 1024 * 1024  # bytes: about 15,000 games
 BACKUP_PREFIX = "clabber-"
+BACKUP_OF_KEY = "backup_of"  # in a backup: the database it was taken of (its absolute path)
 NOTICES_KEY = "notices"
 MAX_NOTICES = 50
 MIN_FREE_AT_START = 256 * 1024  # bytes: a few hundred saves; less and the kiosk waits for space
@@ -589,6 +590,12 @@ class Store:
             try:
                 self.conn.backup(dest)
                 dest.execute("PRAGMA journal_mode = DELETE")
+                # The copy says whose it is: a restore takes only a database's own backups.
+                with dest:
+                    dest.execute(
+                        "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                        (BACKUP_OF_KEY, str(self.path.resolve())),
+                    )
             finally:
                 dest.close()
             # The copy is checked, not the live file: nothing waits for the check, and a copy of
@@ -602,7 +609,7 @@ class Store:
         except (sqlite3.Error, OSError, StoreError) as e:
             partial.unlink(missing_ok=True)
             raise StoreError(f"backup to {folder} failed: {e}") from None
-        for old in backups(folder)[keep:]:
+        for old in backups(folder, of=self.path)[keep:]:  # another database's backups are not ours to drop
             old.unlink(missing_ok=True)
         return target
 
@@ -655,11 +662,29 @@ def _copy_into(source: Path, dest: Path, *, wal: bool = False) -> None:
         src.close()
 
 
-def backups(folder: Path) -> list[Path]:
-    """The backups in a folder, newest first."""
+def backups(folder: Path, of: Path | None = None) -> list[Path]:
+    """The backups in a folder, newest first; ``of``: only those taken of that database (a folder
+    may hold the backups of several, and a copy that does not say whose it is belongs to none)."""
     if not folder.is_dir():
         return []
-    return sorted(folder.glob(f"{BACKUP_PREFIX}*.db"), reverse=True)
+    found = sorted(folder.glob(f"{BACKUP_PREFIX}*.db"), reverse=True)
+    if of is None:
+        return found
+    mine = str(of.resolve())
+    return [b for b in found if backup_of(b) == mine]
+
+
+def backup_of(backup: Path) -> str | None:
+    """The database a backup was taken of, as the copy says, or None."""
+    try:
+        conn = sqlite3.connect(f"file:{backup}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM settings WHERE key = ?", (BACKUP_OF_KEY,)).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
 
 
 def snapshot(path: Path, dest: Path) -> None:
@@ -743,7 +768,7 @@ def open_store(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         size = path.stat().st_size if path.exists() else None
-        have_backups = bool(backups(backup_dir))
+        have_backups = bool(backups(backup_dir, of=path))
     except OSError as e:
         raise trouble(path, e) from None
     why = None
@@ -772,7 +797,7 @@ def _recover(path: Path, backup_dir: Path, damaged_dir: Path, why: str, replay: 
     nothing is moved, so a failure on the way (a full disk) leaves everything as it was."""
     from kiosk.salvage import salvage
 
-    good = next((b for b in backups(backup_dir) if _usable(b)), None)
+    good = next((b for b in backups(backup_dir, of=path) if _usable(b)), None)
     found = salvage(path) if path.exists() and path.stat().st_size > 0 else None
     temp = path.with_name(path.name + ".restoring")
     target = _aside_name(path, damaged_dir, "damaged")

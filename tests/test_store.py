@@ -154,6 +154,39 @@ def test_backups_rotate_and_restore_checks_the_file(table, tmp_path):
     store.close()
 
 
+def test_backups_belong_to_their_database(tmp_path):
+    """A folder's backups of one database are never restored into another, nor rotated by it."""
+    folder = tmp_path / "backups"
+    ours = open_table(tmp_path / "clabber.db")
+    played(ours)
+    kept = [ours.store.backup(folder, keep=2) for _ in range(2)]
+    ours.store.close()
+    other, report = open_store(tmp_path / "other.db", folder)  # a new database beside the first
+    assert report.notice is None and Table(other).games() == []  # new: nothing restored into it
+    other.backup(folder, keep=1)
+    other.close()
+    assert set(kept) <= set(backups(folder)) and backups(folder, of=tmp_path / "clabber.db") == kept[::-1]
+    (tmp_path / "clabber.db").unlink()  # our own file gone: our newest backup comes back
+    store, report = open_store(tmp_path / "clabber.db", folder)
+    assert report.notice is not None and len(Table(store).games()) == 1
+    store.close()
+
+
+def test_a_backup_that_does_not_say_whose_it_is_is_not_restored_by_itself(tmp_path):
+    folder = tmp_path / "backups"
+    ours = open_table(tmp_path / "clabber.db")
+    played(ours)
+    made = ours.store.backup(folder, keep=2)
+    ours.store.close()
+    with sqlite3.connect(made) as conn:  # as an older kiosk made them
+        conn.execute("DELETE FROM settings WHERE key = 'backup_of'")
+    (tmp_path / "clabber.db").unlink()
+    store, report = open_store(tmp_path / "clabber.db", folder)
+    assert report.notice is None and Table(store).games() == []  # a new database; the backup is kept
+    store.close()
+    assert made.exists()
+
+
 def test_rebuild_gives_the_same_derived_tables(table):
     g = played(table, QUICK_HANDS)
     table.undo(g.id)
