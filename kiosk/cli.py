@@ -232,8 +232,15 @@ def _row_json(state: GameState, number: int) -> str:
 def game_new(
     session: Session, teams: tuple[str, str], players: tuple[str, ...] | None, first_dealer: str | None, rules: str
 ) -> None:
-    """Start a game; prints its number."""
+    """Start a game; prints its number. Without --first-dealer the kiosk deals for the Jacks and
+    says on standard error who deals first and who changes seats (the players' names go with them)."""
     state = session.table().new_game(list(teams), list(players) if players else None, rules, first_dealer)
+    if first_dealer is None and (draw := state.jack_draw) is not None:
+        first, second = "NESW"[draw.first], "NESW"[draw.second]
+        said = f"the Jack draw: {first} deals first"
+        if (change := draw.change()) is not None:
+            said += f"; {second} and {'NESW'[change[1]]} change seats"
+        click.echo(said, err=True)
     click.echo(state.id)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import pytest
@@ -50,6 +51,23 @@ def test_deal_undo_and_the_jack_draw(db):
     assert "dealer N" in run(db, "game", "undo", g).stdout
     drawn = run(db, "game", "new", "--teams", "A", "B").stdout.strip()
     assert json.loads(run(db, "game", "show", drawn).stdout)["dealer"] in "NESW"
+
+
+def test_the_jack_draw_says_who_changes_seats_and_their_names_go_with_them(db):
+    typed = dict(zip("NESW", ["Ann", "Cy", "Bob", "Di"], strict=True))
+    seen_a_change = False
+    for _ in range(12):  # the draw is random: most draws change seats, some do not
+        r = run(db, "game", "new", "--teams", "A", "B", "--players", *typed.values())
+        shown = json.loads(run(db, "game", "show", r.stdout.strip()).stdout)
+        said = re.fullmatch(r"the Jack draw: ([NESW]) deals first(?:; ([NESW]) and ([NESW]) change seats)?\n", r.stderr)
+        assert said, r.stderr
+        assert shown["dealer"] == said[1]
+        moved = dict(typed)
+        if said[2]:
+            seen_a_change = True
+            moved[said[2]], moved[said[3]] = typed[said[3]], typed[said[2]]
+        assert shown["players"] == moved and shown["teams"] == {"NS": "A", "EW": "B"}
+    assert seen_a_change
 
 
 def test_correct_with_pin_and_reason(db, tmp_path):

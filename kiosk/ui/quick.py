@@ -279,7 +279,7 @@ class QuickScreen(KioskScreen):
         e = self.entry
         self.complete = e.complete
         self.prompt = self._missing()
-        self.ids.points_mine.text = f"{e.points_team} {e.points or '–'}"
+        self.ids.points_mine.text = e.points or "–"  # the team's: its button above is lit
         other = "EW" if e.points_team == "NS" else "NS"
         self.ids.points_other.text = "not needed" if e.renege and e.points == "" else f"{other} {e.other_points()}"
         for s in SEAT_NAMES:

@@ -32,3 +32,16 @@ def kiosk(tmp_path):
     k = Kiosk(tmp_path / "clabber.db", check_layout=True, lights=True)
     yield k
     k.close()
+
+
+@pytest.fixture(params=["800x480", "720x1280"])
+def kiosk_at_both_sizes(request, tmp_path):
+    """The kiosk on each panel in turn (the flow tests use it: every screen they reach is checked
+    at both sizes), its layout checked after every tap, the seat lights drawn."""
+    from tests.ui.harness import LANDSCAPE, PORTRAIT, Kiosk
+
+    k = Kiosk(tmp_path / "clabber.db", size=LANDSCAPE if request.param == "800x480" else PORTRAIT)
+    k.check_layout = k.lights = True
+    k._show_lights()
+    yield k
+    k.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from kivy.uix.button import Button
 
 from kiosk.ui.theme import ERROR
@@ -13,6 +14,12 @@ from tests.ui.flows import quick_hand, start_game, type_text
 from tests.ui.shoot import BELL
 
 PLAYERS = {"N": "RON", "E": "ELBERT", "S": "CAROLYN", "W": "WALTER"}
+
+
+@pytest.fixture
+def kiosk(kiosk_at_both_sizes):
+    """Every flow here at both panel sizes."""
+    return kiosk_at_both_sizes
 
 
 def start_named(k, first="N"):

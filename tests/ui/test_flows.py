@@ -12,6 +12,12 @@ from tests.records import RENEGE
 from tests.ui.flows import quick_hand, start_game
 
 
+@pytest.fixture
+def kiosk(kiosk_at_both_sizes):
+    """Every flow here at both panel sizes."""
+    return kiosk_at_both_sizes
+
+
 def test_a_new_game_opens_the_sheet_with_the_teams_and_the_deal(kiosk):
     start_game(kiosk)
     assert kiosk.root.manager.current == "sheet"

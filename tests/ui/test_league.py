@@ -99,8 +99,8 @@ def test_the_owner_joins_a_league_with_its_code_on_the_screen_and_leaves_it(kios
     assert kiosk.text("field_address") == f"League: {league['url']}" and kiosk.text("field_code") == f"Code: {code}"
     kiosk.tap("join")
     until(kiosk, lambda: not kiosk.screen.joining)
-    assert kiosk.text("notes") == ""
-    assert kiosk.screen.step == "league" and kiosk.text("message") == "Joined the league: Bar 2, table 2."
+    assert kiosk.screen.notes == ""  # nothing went wrong: the strip says what happened, in amber
+    assert kiosk.screen.step == "league" and kiosk.text("notes") == "Joined the league: Bar 2, table 2."
     lines = kiosk.text("league_lines")
     assert f"League: {league['url']} (kiosk " in lines and "Venue: Bar 2, table 2" in lines
     assert kiosk.text("league_said") == "The sync has not reported yet: nothing waits."
@@ -115,7 +115,7 @@ def test_the_owner_joins_a_league_with_its_code_on_the_screen_and_leaves_it(kios
     kiosk.tap("leave_league")
     kiosk.tap("leave_yes")
     assert outbox.link(kiosk.table.store) is None and kiosk.screen.step == "menu"
-    assert kiosk.text("message") == "This kiosk has left the league; its league games stay on it."
+    assert kiosk.text("notes") == "This kiosk has left the league; its league games stay on it."
     kiosk.tap("league")
     assert kiosk.screen.step == "join"
 
@@ -156,7 +156,7 @@ def test_the_screen_keeps_working_while_a_silent_league_is_asked(kiosk):
         kiosk.tap("field_code")
         type_keys(kiosk, "K7QMD-3XHPA")
         kiosk.tap("join")
-        assert kiosk.screen.joining and kiosk.text("message") == "Joining the league…"
+        assert kiosk.screen.joining and kiosk.text("notes") == "Joining the league…"
         assert kiosk.widget("join").disabled and kiosk.text("join") == "Joining…"
         kiosk.wait(0.5)
         kiosk.tap("join_menu")  # the screen answers a tap while the league is asked

@@ -103,7 +103,7 @@ def test_whatever_the_quick_entry_sends_the_strip_says_it_in_the_players_words(e
     try:
         read_hand(record)
     except EntryError as e:
-        fields, said = words.say([str(p) for p in e.problems], record)
+        _fields, said = words.say([str(p) for p in e.problems], record)
         assert said and not ENGINE.search(said), (said, [str(p) for p in e.problems])
         for size, most in PANELS.items():
             assert len(lines_in_strip(said, size)) <= most, (said, size)
