@@ -45,7 +45,7 @@ from engine.hand import (
     Trick,
     TrickPoints,
 )
-from engine.record import GameRecord, HandRecord, game_to_json, hand_to_json, loads, read_game, read_hand
+from engine.record import GameRecord, HandRecord, game_to_json, hand_from, hand_to_json, loads, read_game, read_hand
 from engine.rules import PRESETS, Rules, parse_rules
 from engine.scoring import HandScore, score_hand
 from engine.seats import SEATS, TEAMS, Seat, Team, parse_seat, parse_team, team_of
@@ -92,6 +92,7 @@ __all__ = [
     "deal",
     "draw_for_dealer",
     "game_to_json",
+    "hand_from",
     "hand_to_json",
     "loads",
     "parse_card",

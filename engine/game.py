@@ -109,7 +109,7 @@ def sheet(hands: Sequence[Hand], rules: Rules, first_dealer: Seat | None = None)
     """The sheet of a game's finished hands, in order; a hand after the end is refused.
 
     >>> from engine.hand import Hand
-    >>> hands = [Hand("N", trump="S", maker="E", points={"NS": 0, "EW": 162}, melds={"E": [["AS", "KS", "QS"]]})] * 3
+    >>> hands = [Hand("N").name_trump("S", "E").announce("E", "AS KS QS").trick_points(0, 162)] * 3
     >>> s = sheet(hands, Rules(), first_dealer=Seat.N)
     >>> s.totals, s.outcome
     ((0, 606), Outcome('EW won'))

@@ -39,6 +39,25 @@ from engine.melds import Meld, bell_cards, meld_of
 from engine.play import Breach, breach, legal_cards, trick_points, trick_winner
 from engine.seats import SEAT_NAMES, SEATS, Seat, Team, left_of, parse_seat, parse_team, seat_name, team_name, team_of
 
+HAND_FIELDS = (  # a hand record's fields, in the order written
+    "format",
+    "rules",
+    "dealer",
+    "up",
+    "hands",
+    "bids",
+    "trump",
+    "maker",
+    "round",
+    "passed_out",
+    "melds",
+    "bell",
+    "plays",
+    "renege",
+    "points",
+    "misdeal",
+)
+
 # ---- events -------------------------------------------------------------------------------
 # Each event takes cards, seats, suits and teams as ints or by name, and prints with names:
 # ``Play("AH") == Play(parse_card("AH"))``.
@@ -286,21 +305,11 @@ class Hand:
         "won",
     )
 
-    def __init__(self, dealer: Seat | str, **record: Any) -> None:
-        """A hand dealt by ``dealer``; keyword fields of a hand record give what is known so far.
-
-        >>> Hand("N", up="9H", bids=["pass", "play"]).maker
-        S
-        """
+    def __init__(self, dealer: Seat | str) -> None:
+        """A hand dealt by ``dealer``, nothing known of it yet (``record.hand_from`` starts one from
+        a record's fields)."""
         if isinstance(dealer, str):
             dealer = parse_seat(dealer)
-        if record:
-            from engine.record import read_hand  # the one reader of records; it builds on this module
-
-            known = read_hand({"dealer": seat_name(dealer), **record}, in_game=True, complete=False).hand
-            for name in Hand.__slots__:
-                setattr(self, name, getattr(known, name))
-            return
         self.dealer = dealer
         self.events: tuple[Event, ...] = ()
         self.up: Card | None = None
@@ -324,11 +333,54 @@ class Hand:
         self._reneges: list[Renege] | None = None
 
     def __repr__(self) -> str:
-        from engine.record import hand_to_json
-
-        fields = hand_to_json(self)
+        fields = self.fields()
         dealer = fields.pop("dealer")
         return "Hand(" + ", ".join([repr(dealer), *(f"{k}={v!r}" for k, v in fields.items())]) + ")"
+
+    def fields(self) -> dict[str, Any]:
+        """The hand as a game's hand record has it (``record.hand_to_json`` adds the format and
+        rules of a hand on its own)."""
+        out: dict[str, Any] = {"dealer": seat_name(self.dealer)}
+        melds: dict[str, list[list[str]]] = {}
+        reneges: list[dict[str, Any]] = []
+        for e in self.events:
+            if isinstance(e, Deal):
+                if e.up is not None:
+                    out["up"] = card_name(e.up)
+                if e.hands is not None:
+                    out["hands"] = {seat_name(s): card_names(m) for s, m in enumerate(e.hands) if m is not None}
+            elif isinstance(e, Bid):
+                out.setdefault("bids", []).append(str(e.call))
+            elif isinstance(e, NameTrump):
+                if e.trump is not None:
+                    out["trump"] = suit_name(e.trump)
+                if e.maker is not None:
+                    out["maker"] = seat_name(e.maker)
+                if e.round is not None:
+                    out["round"] = e.round
+            elif isinstance(e, PassOut):
+                out["passed_out"] = True
+            elif isinstance(e, ShowBell):
+                out["bell"] = seat_name(e.seat)
+            elif isinstance(e, Announce):
+                melds.setdefault(seat_name(e.seat), []).append(card_names(e.cards))
+            elif isinstance(e, Play):
+                out.setdefault("plays", []).append(card_name(e.card))
+            elif isinstance(e, CallRenege):
+                r = {"by": team_name(e.team), "reason": e.reason}
+                if e.seat is not None:
+                    r["seat"] = seat_name(e.seat)
+                reneges.append(r)
+            elif isinstance(e, TrickPoints):
+                out["points"] = {"NS": e.points[0], "EW": e.points[1]}
+            elif isinstance(e, Misdeal):
+                out["misdeal"] = e.reason or True
+        if melds:
+            out["melds"] = {s: melds[s] for s in SEAT_NAMES if s in melds}
+        if reneges:
+            out["renege"] = reneges[0] if len(reneges) == 1 else reneges
+        order = {k: i for i, k in enumerate(HAND_FIELDS)}
+        return dict(sorted(out.items(), key=lambda kv: order[kv[0]]))
 
     # ---- shortcuts: one event each, by name -----------------------------------------------------
 
@@ -352,7 +404,7 @@ class Hand:
     def play(self, card: str) -> Hand:
         """The hand after the next card is played by whoever's turn it is.
 
-        >>> Hand("N", trump="H", maker="E").play("AH").plays == (Play("AH").card,)
+        >>> Hand("N").name_trump("H", "E").play("AH").plays == (Play("AH").card,)
         True
         """
         return self.apply(Play(parse_card(card)))

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from engine.bidding import parse_call
-from engine.cards import SUIT_NAMES, Card, CardSet, bit, card_name, card_names, parse_card, parse_suit
+from engine.cards import Card, CardSet, bit, card_name, parse_card, parse_suit
 from engine.errors import EntryError, IllegalEntryError, InvalidRecordError, Problem
 from engine.game import Sheet, sheet
 from engine.hand import (
+    HAND_FIELDS,
     Announce,
     Bid,
     CallRenege,
@@ -44,24 +45,6 @@ from engine.text import MAX_NAME, MAX_REASON, plain_text
 
 HAND_FORMAT = "clabber-hand/1"
 GAME_FORMAT = "clabber-game/1"
-HAND_FIELDS = (
-    "format",
-    "rules",
-    "dealer",
-    "up",
-    "hands",
-    "bids",
-    "trump",
-    "maker",
-    "round",
-    "passed_out",
-    "melds",
-    "bell",
-    "plays",
-    "renege",
-    "points",
-    "misdeal",
-)
 GAME_FIELDS = ("format", "rules", "teams", "players", "first_dealer", "hands", "corrections")
 MAX_DIGITS = 18  # longest number read as a number
 MAX_MELDS = 6  # more melds than a seat has cards cannot be
@@ -418,51 +401,18 @@ def read_game(obj: Any) -> GameRecord:
 
 def hand_to_json(hand: Hand, rules: Rules | None = None) -> dict[str, Any]:
     """The canonical record of a hand; without ``rules`` it is a game's hand (no format)."""
-    out: dict[str, Any] = {}
-    if rules is not None:
-        out["format"] = HAND_FORMAT
-        out["rules"] = rules.to_json()
-    out["dealer"] = seat_name(hand.dealer)
-    melds: dict[str, list[list[str]]] = {}
-    reneges: list[dict[str, Any]] = []
-    for e in hand.events:
-        if isinstance(e, Deal):
-            if e.up is not None:
-                out["up"] = card_name(e.up)
-            if e.hands is not None:
-                out["hands"] = {seat_name(s): card_names(m) for s, m in enumerate(e.hands) if m is not None}
-        elif isinstance(e, Bid):
-            out.setdefault("bids", []).append(str(e.call))
-        elif isinstance(e, NameTrump):
-            if e.trump is not None:
-                out["trump"] = SUIT_NAMES[e.trump]
-            if e.maker is not None:
-                out["maker"] = seat_name(e.maker)
-            if e.round is not None:
-                out["round"] = e.round
-        elif isinstance(e, PassOut):
-            out["passed_out"] = True
-        elif isinstance(e, ShowBell):
-            out["bell"] = seat_name(e.seat)
-        elif isinstance(e, Announce):
-            melds.setdefault(seat_name(e.seat), []).append(card_names(e.cards))
-        elif isinstance(e, Play):
-            out.setdefault("plays", []).append(card_name(e.card))
-        elif isinstance(e, CallRenege):
-            r = {"by": team_name(e.team), "reason": e.reason}
-            if e.seat is not None:
-                r["seat"] = seat_name(e.seat)
-            reneges.append(r)
-        elif isinstance(e, TrickPoints):
-            out["points"] = {"NS": e.points[0], "EW": e.points[1]}
-        elif isinstance(e, Misdeal):
-            out["misdeal"] = e.reason or True
-    if melds:
-        out["melds"] = {s: melds[s] for s in SEAT_NAMES if s in melds}
-    if reneges:
-        out["renege"] = reneges[0] if len(reneges) == 1 else reneges
-    order = {k: i for i, k in enumerate(HAND_FIELDS)}
-    return dict(sorted(out.items(), key=lambda kv: order[kv[0]]))
+    if rules is None:
+        return hand.fields()
+    return {"format": HAND_FORMAT, "rules": rules.to_json(), **hand.fields()}
+
+
+def hand_from(dealer: Seat | str, **fields: Any) -> Hand:
+    """A hand dealt by ``dealer``, with what the keyword fields of a hand record give so far.
+
+    >>> hand_from("N", up="9H", bids=["pass", "play"]).maker
+    S
+    """
+    return read_hand({"dealer": seat_name(parse_seat(dealer)), **fields}, in_game=True, complete=False).hand
 
 
 def game_to_json(game: GameRecord) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
 
     >>> from engine.hand import Hand
     >>> from engine.rules import Rules
-    >>> s = score_hand(Hand("N", trump="S", maker="E", points={"NS": 80, "EW": 82}), Rules())
+    >>> s = score_hand(Hand("N").name_trump("S", "E").trick_points(80, 82), Rules())
     >>> s.score, s.set, s.marks
     ((80, 82), False, ('', ''))
     """

@@ -1,5 +1,5 @@
 """``python -m kiosk`` is the ``clabber`` command."""
 
-from kiosk.cli import main
+from shared.cli import main
 
 main()

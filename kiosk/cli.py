@@ -24,11 +24,12 @@ import click
 
 from engine.errors import EntryError
 from engine.text import json_safe, terminal_safe
+from kiosk.league_cli import league
 
 if TYPE_CHECKING:  # each command imports what it needs when it runs
     from kiosk.config import Config
-    from kiosk.game_state import GameState
     from kiosk.table import Table
+    from shared.game_state import GameState
 
 USAGE_ERROR = 2
 TROUBLE = 3  # the database cannot be used now (full, locked, read-only, permissions); nothing was changed
@@ -73,28 +74,12 @@ def _dump(obj: Any) -> str:
     return json_safe(json.dumps(obj, ensure_ascii=False))
 
 
-class _LeagueGroup(click.Group):
-    """Adds ``clabber league``, the league server's commands, imported only when asked for (the league
-    is the top layer: nothing of the kiosk imports it)."""
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name != "league":
-            return super().get_command(ctx, name)
-        from league.cli import league
-
-        return league
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), "league"])
+@click.group()
+def commands() -> None:
+    """The kiosk's commands, which ``clabber`` mounts (shared/cli.py)."""
 
 
-@click.group(cls=_LeagueGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="clabber-kiosk")
-def cli() -> None:
-    """Clabber table kiosk: score hands, keep the sheet, replay disputes."""
-
-
-@cli.command()
+@commands.command()
 @click.argument("file")
 def score(file: str) -> None:
     """Score one hand record (clabber-hand/1); FILE or - for standard input."""
@@ -109,7 +94,7 @@ def score(file: str) -> None:
     _run(file, work)
 
 
-@cli.command()
+@commands.command()
 @click.argument("file")
 def sheet(file: str) -> None:
     """The score sheet of a game record (clabber-game/1)."""
@@ -119,12 +104,12 @@ def sheet(file: str) -> None:
     _run(file, lambda obj: _dump(sheet_to_json(read_game(obj).sheet())))
 
 
-@cli.command()
+@commands.command()
 @click.argument("file")
 def replay(file: str) -> None:
     """Tell a hand trick by trick, with every renege and the cards that were legal."""
     from engine.record import read_hand
-    from kiosk.replay import replay_text
+    from shared.replay import replay_text
 
     def work(obj: Any) -> str:
         rec = read_hand(obj)
@@ -181,8 +166,8 @@ def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> None:
-        from kiosk.game_state import ActionRefused
         from kiosk.store import StoreError, StoreTrouble
+        from shared.game_state import ActionRefused
 
         try:
             fn(*args, **kwargs)
@@ -201,7 +186,7 @@ db_option = click.option(
 )
 
 
-@cli.group()
+@commands.group()
 @db_option
 @click.pass_context
 def game(ctx: click.Context, db: str | None) -> None:
@@ -367,7 +352,7 @@ def game_import(session: Session, file: str) -> None:
     click.echo(session.table().import_game(_read(file)).id)
 
 
-@cli.group()
+@commands.group()
 @db_option
 @click.pass_context
 def db(ctx: click.Context, db: str | None) -> None:
@@ -505,7 +490,7 @@ def db_restore(session: Session, file: str) -> None:
     click.echo(f"restored {file}" + (f"; the replaced database is kept at {moved}" if moved else ""))
 
 
-@cli.group()
+@commands.group()
 @db_option
 @click.pass_context
 def pin(ctx: click.Context, db: str | None) -> None:
@@ -554,7 +539,7 @@ def _secret(prompt: str, env: str, confirm: bool = False, check: Callable[[str],
 # ---- results on phones ------------------------------------------------------------------------------
 
 
-@cli.command("serve")
+@commands.command("serve")
 @db_option
 @click.option("--host", help="Address to listen on (default: all of this machine's, 0.0.0.0).")
 @click.option("--port", type=int, help="Port (default 8080).")
@@ -569,9 +554,9 @@ def serve_command(db: str | None, host: str | None, port: int | None, public_url
         _fail([str(e)])
     if not cfg.db.exists():
         _fail([f"{cfg.db}: no database here yet: start the kiosk first"])
-    from kiosk.share import base_url
-    from kiosk.web import Site
-    from kiosk.web.server import ServeError, serve
+    from kiosk.web import Site, serve
+    from shared.http.server import ServeError
+    from shared.share import base_url
 
     base = base_url(cfg.public_url, cfg.serve_port)
     site = Site(cfg.db, base, cfg.viewer_url or f"{base}/view", cfg.table_name, cfg.show_recent)
@@ -582,7 +567,7 @@ def serve_command(db: str | None, host: str | None, port: int | None, public_url
         _fail([str(e)])
 
 
-@cli.command("qr")
+@commands.command("qr")
 @db_option
 @click.argument("game_id", metavar="GAME")
 @click.option("--png", "png", metavar="FILE", help="Write a PNG.")
@@ -595,7 +580,7 @@ def qr_command(
     db: str | None, game_id: str, png: str | None, svg: str | None, text: bool, offline: bool, public_url: str | None
 ) -> None:
     """The QR code of a game's result, for printing."""
-    from kiosk.share import base_url, qr_png, qr_svg, qr_text, result_of, result_url, viewer_link
+    from shared.share import base_url, qr_png, qr_svg, qr_text, result_of, result_url, viewer_link
 
     if sum(bool(x) for x in (png, svg, text)) != 1:
         _fail(["qr: give exactly one of --png FILE, --svg FILE or --text"])
@@ -622,7 +607,7 @@ def qr_command(
     click.echo(url, err=True)
 
 
-@cli.command("print")
+@commands.command("print")
 @db_option
 @click.argument("game_id", metavar="GAME")
 @click.option(
@@ -645,7 +630,7 @@ def print_command(
     """Print a game's receipt: the sheet, the winner and the result's QR code (ESC/POS)."""
     from kiosk.printer import ReceiptPrinter
     from kiosk.receipt_escpos import receipt_bytes
-    from kiosk.share import base_url
+    from shared.share import base_url
 
     session = _session(click.get_current_context(), db)
     session.flags["public_url"] = public_url
@@ -707,7 +692,7 @@ def _printer_settings(path: str) -> Any:
 # ---- the kiosk ---------------------------------------------------------------------------------
 
 
-@cli.command("kiosk")
+@commands.command("kiosk")
 @db_option
 @click.option("--size", metavar="WxH", help="The panel size, e.g. 800x480 or 720x1280.")
 @click.option("--rotation", type=click.Choice(["0", "90", "180", "270"]), help="Rotate the screen (degrees).")
@@ -731,9 +716,9 @@ def kiosk_command(
 ) -> None:
     """Run the score sheet on the touchscreen (a window on a desktop)."""
     from kiosk.config import ConfigError, kiosk_flags, load_config
-    from kiosk.game_state import ActionRefused
     from kiosk.store import StoreError
     from kiosk.ui import launch
+    from shared.game_state import ActionRefused
 
     launch.log_to_journal()  # Kivy logs through Python's logging
 
@@ -752,14 +737,4 @@ def kiosk_command(
     launch.after(action)
 
 
-def main() -> None:
-    """Entry point: never lets a traceback reach the table."""
-    # Whatever the locale, what is written is UTF-8; text that cannot be is written escaped.
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
-    try:
-        cli.main(prog_name="clabber", standalone_mode=True)
-    except Exception as e:
-        click.echo(f"clabber: internal error: {type(e).__name__}: {e}", err=True)
-        sys.exit(1)
+commands.add_command(league)

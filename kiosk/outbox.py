@@ -12,8 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from kiosk.events import GameEvent
 from kiosk.store import Store
+from shared.events import GameEvent
 
 LINK_KEY = "league"  # {"url", "key", "kiosk", "venue": {"id", "name"}, "table", "joined_at"}
 SYNC_KEY = "league_sync"  # what the worker last saw: {"state", "at", "last_delivery", "error", ...}

@@ -24,10 +24,10 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from kiosk.game_state import FINISHED, OVER
 from kiosk.printer_config import PrinterConfig
 from kiosk.receipt import GameFacts, Receipt, facts_of
 from kiosk.receipt_escpos import load_escpos, receipt_bytes, receipt_of
+from shared.game_state import FINISHED, OVER
 
 log = logging.getLogger("clabber.printer")
 
@@ -326,7 +326,7 @@ class ReceiptPrinter:
 
     def job(self, state: Any, *, reprint: bool = False, url: str | None = None) -> PrintJob:
         """A game's receipt to print, as the game is now."""
-        from kiosk.share import result_url
+        from shared.share import result_url
 
         link = url or result_url(self.base_url, state.token)
         return PrintJob(facts_of(state), link, self.clock() if reprint else None)

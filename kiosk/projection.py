@@ -11,14 +11,22 @@ from typing import Any
 
 from engine.output import renege_to_json
 from engine.seats import TEAM_NAMES, seat_name
-from kiosk.events import GameEvent
-from kiosk.game_state import GameState, Unfoldable
+from shared.events import GameEvent
+from shared.game_state import GameState, Unfoldable
 
 Rows = dict[str, Any]  # {"game": row, "hands": [row, ...], "draft": row or None}
 
 
 def rows_of(state: GameState) -> Rows:
-    """The derived rows of one game (``GameState.rows()`` keeps them for each state)."""
+    """The derived rows of one game, made once for each state (the state keeps them until its
+    next event)."""
+    if state.projected is None:
+        state.projected = _rows(state)
+    rows: Rows = state.projected
+    return rows
+
+
+def _rows(state: GameState) -> Rows:
     totals = state.sheet.totals
     game = {
         "id": state.id,
@@ -79,7 +87,7 @@ def rows_of(state: GameState) -> Rows:
 
 def project(log: Iterable[GameEvent]) -> Rows:
     """The derived rows a game's whole log gives."""
-    return GameState.from_events(log).rows()
+    return rows_of(GameState.from_events(log))
 
 
 class Projection:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from kiosk.present import corrections_of, rows
+from shared.present import corrections_of, rows
 
 CORRECTED = "*"  # the printed mark of a corrected hand (the screen's ✎ is in no printer's code page)
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")

@@ -14,7 +14,7 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from kiosk.receipt import Code, Line, Receipt
-from kiosk.share import qr_code
+from shared.share import qr_code
 
 DOT_W, DOT_H = 12, 24  # font A: a character is 12 by 24 dots
 LINE_H = 30  # the printer's default line spacing (1/6 inch at 180 dpi, near enough at 203)

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kiosk.events import KINDS, GameEvent
+from shared.events import KINDS, GameEvent
 
 CHUNK = 256  # rows read at a time while the file reads cleanly
 GIVE_UP_AFTER = 4096  # unreadable ids in a row past the highest known, before the end is assumed

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from kiosk.events import GAME_STARTED, GameEvent
+from shared.events import GAME_STARTED, GameEvent
 
 T = TypeVar("T")
 

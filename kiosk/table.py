@@ -26,14 +26,15 @@ from engine.hand import Hand
 from engine.record import read_game
 from engine.rules import Rules, parse_rules
 from engine.seats import parse_seat, seat_name
-from kiosk import events as ev
 from kiosk import league_link, outbox
-from kiosk.events import GameEvent
-from kiosk.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
-from kiosk.stats import Statistics, Tally
+from kiosk.projection import rows_of
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
 from kiosk.table_input import parse_league, parse_players, parse_reason, parse_team_name, parse_teams
+from shared import events as ev
+from shared.events import GameEvent
+from shared.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
+from shared.stats import Statistics, Tally
 
 PIN_KEY = "owner_pin"
 PIN_LOCK_KEY = "pin_lock"  # wrong PINs in a row and until when entry is locked, as JSON
@@ -162,7 +163,7 @@ class Table:
                 pass  # the first event the rules refuse ends what this game gets back
             if batch and state is not None:
                 try:
-                    self.store.append_all(batch, state.rows())
+                    self.store.append_all(batch, rows_of(state))
                 except StoreError:
                     continue
                 stored += len(batch)
@@ -174,7 +175,7 @@ class Table:
         return self.store.games(limit)
 
     def statistics(self) -> Statistics:
-        """The teams' and players' figures over the games that ended (kiosk/stats.py), by the names
+        """The teams' and players' figures over the games that ended (shared/stats.py), by the names
         typed at the table; each game is folded once until it changes."""
         versions = self.store.finished_games()
         for game in self._tally.stale(versions):
@@ -184,7 +185,7 @@ class Table:
     def preview(self, game_id: int, record: dict[str, Any]) -> Hand:
         """The engine's hand for a record in this game, checked but not stored (what a tap would
         give); ActionRefused with every problem if the engine refuses it."""
-        from kiosk.game_state import read_record
+        from shared.game_state import read_record
 
         state = self.game(game_id)
         record = record if "dealer" in record else {**record, "dealer": seat_name(state.dealer)}
@@ -215,7 +216,7 @@ class Table:
         if (meeting := parse_league(league)) is not None:
             event = replace(event, payload={**event.payload, "league": meeting})
         state = GameState(event)
-        self.store.append(event, state.rows())
+        self.store.append(event, rows_of(state))
         self._states[state.id] = state
         return state
 
@@ -307,7 +308,7 @@ class Table:
         state = self.game(game_id)
         event = self._event(state, kind, payload or {}, action_id, authorised_by, reason)
         new = state.apply(event)
-        self.store.append(event, new.rows(), before=state.rows())
+        self.store.append(event, rows_of(new), before=rows_of(state))
         self._states[game_id] = new
         return new
 
@@ -400,7 +401,7 @@ class Table:
             raise ActionRefused("nothing to undo")
         event = self._event(state, ev.UNDONE, {"undoes": target.seq, "kind": target.kind}, action_id)
         new = GameState.from_events([*events, event])
-        self.store.append(event, new.rows())
+        self.store.append(event, rows_of(new))
         self._states[game_id] = new
         return new
 
@@ -585,7 +586,7 @@ class Table:
                 step(ev.DEAL_MOVED, {"step": 1})
             step(ev.HAND_ENTERED, {"record": hand_record})
             step(ev.HAND_CONFIRMED, {})
-        self.store.append_all(batch, state.rows())  # the rows once, after the last event
+        self.store.append_all(batch, rows_of(state))  # the rows once, after the last event
         self._states[state.id] = state
         return state
 

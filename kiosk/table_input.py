@@ -8,7 +8,7 @@ from typing import Any
 from engine.errors import EntryError
 from engine.seats import SEAT_NAMES, TEAM_NAMES, parse_seat, parse_team, seat_name
 from engine.text import MAX_NAME, MAX_REASON, plain_text
-from kiosk.game_state import ActionRefused
+from shared.game_state import ActionRefused
 
 
 def parse_teams(names: Any) -> dict[str, str]:

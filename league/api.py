@@ -20,12 +20,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from kiosk.web.headers import PLAIN_CSP, Hardened
 from league.allowance import Allowance
 from league.ingest import Ingest, Results
 from league.kiosks import KioskRefused, Kiosks
 from league.season import LeagueRefused
 from league.store import StoreTrouble
+from shared.http.headers import PLAIN_CSP, Hardened
 
 MOST_BODY = 1024 * 1024  # bytes: a push of 50 whole games is far less
 

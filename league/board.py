@@ -3,7 +3,7 @@ the last hand), the night's meetings with their tables, and the standings of the
 there.
 
 Each kiosk game bound to one of tonight's meetings at the venue is folded from the events the league
-applied (the quarantined ones left out) with the kiosk's own fold, kiosk/game_state.py; a fold is kept
+applied (the quarantined ones left out) with the kiosk's own fold, shared/game_state.py; a fold is kept
 until the league holds more events of that game, so a change at one table folds that table alone.
 """
 
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.seats import seat_name
-from kiosk.game_state import FOLD_ERRORS, GameState
-from kiosk.present import cell
 from league import kiosk_store as ks
 from league.organiser import Organiser
 from league.store import Reader, Store
+from shared.game_state import FOLD_ERRORS, GameState
+from shared.present import cell
 
 KEPT_FOLDS = 4096  # games kept folded: a city league's tables on one night, and room to spare
 

@@ -17,12 +17,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from kiosk.present import corrections_of
 from league import kiosk_store as ks
 from league.organiser import Organiser
 from league.season import LeagueRefused
 from league.stats import fold
 from league.store import Reader, Store
+from shared.present import corrections_of
 
 FORMATS = ("csv", "json")
 WHAT = ("standings", "games")

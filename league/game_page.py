@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine.seats import SEAT_NAMES
-from kiosk.game_state import ActionRefused, GameState
-from kiosk.present import corrections_of, hand_summary
-from kiosk.present import rows as sheet_rows
-from kiosk.replay import replay_text
 from league import kiosk_store as ks
 from league.store import Reader
+from shared.game_state import ActionRefused, GameState
+from shared.present import corrections_of, hand_summary
+from shared.present import rows as sheet_rows
+from shared.replay import replay_text
 
 
 def result_words(outcome: str | None, a: str, b: str) -> str:

@@ -12,9 +12,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from kiosk.events import GameEvent
 from league.pipeline import Read, together
-from league.store import games, meetings, metadata, rounds
+from league.tables import games, meetings, metadata, rounds
+from shared.events import GameEvent
 
 
 def _only_marked(name: str, mark: str, *columns: str) -> sa.Index:

@@ -20,8 +20,6 @@ from typing import Any
 from sqlalchemy import exc
 
 from engine.rules import Rules
-from kiosk.events import GAME_STARTED, UNDONE, GameEvent
-from kiosk.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
 from league import events as ev
 from league import kiosk_store as ks
 from league import pipeline
@@ -32,6 +30,8 @@ from league.season import LeagueRefused, read_settings
 from league.standings import TIE, A, B
 from league.stats import counted_at, game_lines, write_figures
 from league.store import Reader, Store, StoreTrouble, StoreUnreachable, Writer
+from shared.events import GAME_STARTED, UNDONE, GameEvent
+from shared.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
 CODE_LENGTH = 10  # 50 bits, valid minutes and once: guessing one is hopeless

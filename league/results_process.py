@@ -20,6 +20,7 @@ the process's own, which another process would not see.
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -37,6 +38,7 @@ STOP_SECONDS = 10  # a stop waits this long for a batch being written, then ends
 APPLICATION = "clabber league results"  # its connection's name in pg_stat_activity, with the server's pid
 
 log = logging.getLogger("league.results")
+YOUNG_COLLECTED_EVERY = 50_000  # allocations between the collector's looks at the youngest objects
 
 
 class ResultsProcess:
@@ -157,8 +159,6 @@ class ResultsProcess:
 def _serve(url: str, conn: multiprocessing.connection.Connection) -> None:
     """The process: writes each batch it is handed and answers, until the server's end of the pipe is
     closed (a stop, or the server gone)."""
-    from league.serve import quiet_collector  # here: the server's module imports this one
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the server, whose stop ends this
     store = Store(url, migrate=False)
     kiosks = Kiosks(store)  # no boards here: the server tells its own once a batch is written
@@ -189,3 +189,15 @@ def _serve(url: str, conn: multiprocessing.connection.Connection) -> None:
                 return
     finally:
         store.close()
+
+
+def quiet_collector() -> None:
+    """Fewer and shorter pauses of Python's collector of cyclic garbage, which stops every thread while
+    it looks through the objects it tracks: what the process holds once started (modules, the app,
+    the pool) is left out of every look from now on, and the youngest objects are looked at every
+    50,000 allocations rather than 700, so that a push's short-lived objects are gone before then.
+    Measured under the league bench's paced run: 16 full collections of 60 to 130 ms each in 8 s
+    before, 1 after."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTED_EVERY, 20, 100)

@@ -1,9 +1,8 @@
 """``clabber league serve``: the kiosk API (``/api/v1/``) and the league's pages under uvicorn, with
-the result server's connection deadlines, limits and headers (kiosk/web/guard.py, kiosk/web/server.py)."""
+the result server's connection deadlines, limits and headers (shared/http/guard.py, shared/http/server.py)."""
 
 from __future__ import annotations
 
-import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -17,20 +16,19 @@ from typing import Any
 import anyio.to_thread
 import uvicorn
 
-from kiosk.web.server import ServeError, bound_socket, guarded_server, handed, run
 from league.api import create_app
 from league.board_feed import Boards
 from league.board_news import News
 from league.kiosks import Kiosks
 from league.pages import make_app
-from league.results_process import ResultsProcess
+from league.results_process import ResultsProcess, quiet_collector
 from league.store import WORKER_THREADS, Store
+from shared.http.server import ServeError, bound_socket, guarded_server, handed, run
 
 DEFAULT_HOST = "127.0.0.1"  # behind a TLS reverse proxy: kiosk keys never cross a network in clear text
 DEFAULT_PORT = 8090
 MOST_WORKERS = 32
 STOP_SECONDS = 35  # a worker's graceful stop: its responses' 30 s deadline, and a little more
-YOUNG_COLLECTED_EVERY = 50_000  # allocations between the collector's looks at the youngest objects
 
 log = logging.getLogger("league.serve")
 
@@ -96,18 +94,6 @@ def _finish_results(kiosks: Kiosks) -> None:
         return
     if due:
         log.warning("wrote %d result(s) left due by a stop between a game's events and its result", due)
-
-
-def quiet_collector() -> None:
-    """Fewer and shorter pauses of Python's collector of cyclic garbage, which stops every thread while
-    it looks through the objects it tracks: what the process holds once started (modules, the app,
-    the pool) is left out of every look from now on, and the youngest objects are looked at every
-    50,000 allocations rather than 700, so that a push's short-lived objects are gone before then.
-    Measured under the league bench's paced run: 16 full collections of 60 to 130 ms each in 8 s
-    before, 1 after."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(YOUNG_COLLECTED_EVERY, 20, 100)
 
 
 def server(

@@ -12,9 +12,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from league.store import Reader, Writer
-from league.store import organiser_password as passwords
-from league.store import organiser_sessions as sessions
-from league.store import signin_lockout as lockout
+from league.tables import organiser_password as passwords
+from league.tables import organiser_sessions as sessions
+from league.tables import signin_lockout as lockout
 
 ONE = 1  # the single organiser's row
 

@@ -10,13 +10,13 @@ from fractions import Fraction
 from typing import Any
 
 from engine.seats import SEAT_NAMES
-from kiosk.game_state import FOLD_ERRORS, GameState
 from league import kiosk_store as ks
 from league.history import form, played, race
 from league.organiser import Organiser
 from league.season import SeasonSettings
 from league.standings import Line
 from league.store import Reader
+from shared.game_state import FOLD_ERRORS, GameState
 
 WORDS = {
     "games_won": "games won",

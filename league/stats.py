@@ -2,7 +2,7 @@
 
 Games, wins and ties are every game that counts (round robin and playoffs; a ruling as ruled; forfeits
 are not games played). The rest is counted from the kiosk games' events by the kiosk's own
-``kiosk/stats.py``: each kiosk game's figures are written (``game_figures``) when its result is, in the
+``shared/stats.py``: each kiosk game's figures are written (``game_figures``) when its result is, in the
 same transaction, and ``clabber league rebuild`` writes them all again from the events. Games recorded
 by hand have no hands to count: they add to games and wins only. A kiosk game's NS and EW are the
 league teams that sat there (``kiosk_games.ns_team``); its players are the names at the seats, each the
@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.text import MAX_NAME
-from kiosk.game_state import ActionRefused, GameState
-from kiosk.stats import COUNTED, HAND_FIGURES, NOTHING, Figures, GameFigures, Line, figures_of, same_name
 from league import kiosk_store as ks
 from league import stats_store as fs
 from league.season import LeagueRefused
 from league.store import Reader, Store
+from shared.game_state import ActionRefused, GameState
+from shared.stats import COUNTED, HAND_FIGURES, NOTHING, Figures, GameFigures, Line, figures_of, same_name
 
 
 def player_name(typed: Any, registered: list[str]) -> str | None:

@@ -18,10 +18,10 @@ from typing import Any, NamedTuple
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from kiosk.stats import HAND_FIGURES
 from league.kiosk_store import kiosk_games
 from league.pipeline import Read, together
-from league.store import divisions, games, meetings, metadata, teams
+from league.tables import divisions, games, meetings, metadata, teams
+from shared.stats import HAND_FIGURES
 
 TEAM_LINE = ""  # the player of a team's own line
 

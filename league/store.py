@@ -1,4 +1,6 @@
-"""The league's storage: every SQL statement of the league lives here.
+"""The league's storage: its log and the tables written from it, and the statements that read and
+write them (the kiosks', the statistics' and the sign-in's own statements are in kiosk_store.py,
+stats_store.py and signin_store.py; every table is declared in tables.py).
 
 SQLAlchemy Core over a SQLite file (the default) or PostgreSQL (by URL). The log (``events``) is the
 truth: a trigger refuses any UPDATE or DELETE on it. The other tables are written from each event in
@@ -26,162 +28,30 @@ from league import events as ev
 from league import pipeline
 from league.events import LeagueEvent
 from league.pipeline import Read
+from league.stats_store import sum_game, sum_teams
+from league.tables import (
+    PLAYOFFS,
+    ROUND_ROBIN,
+    TOTALS,
+    divisions,
+    events,
+    games,
+    leagues,
+    meetings,
+    playoff_matches,
+    playoffs,
+    rounds,
+    seasons,
+    team_totals,
+    teams,
+    venues,
+)
 
 ENV_URL = "CLABBER_LEAGUE_DB"
-TOTALS = ("played", "won", "lost", "tied", "points_for", "points_against")
 BUSY_MS = 5000
 WORKER_THREADS = 16  # the league server's threads for requests (league/serve.py), and so its connections
 IDLE_PING = 10.0  # seconds: a connection idle longer is tried before it is used
-ROUND_ROBIN, PLAYOFFS = "round_robin", "playoffs"  # a round's stage: only the round robin counts in the standings
 
-metadata = sa.MetaData()
-events = sa.Table(
-    "events",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("at", sa.String(40), nullable=False),
-    sa.Column("kind", sa.String(40), nullable=False),
-    sa.Column("payload", sa.Text, nullable=False),
-)
-leagues = sa.Table(
-    "leagues",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("name", sa.String(200), nullable=False, unique=True),
-)
-seasons = sa.Table(
-    "seasons",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("settings", sa.Text, nullable=False),
-    sa.UniqueConstraint("league_id", "name"),
-)
-divisions = sa.Table(
-    "divisions",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("season_id", sa.Integer, sa.ForeignKey("seasons.id"), nullable=False),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.UniqueConstraint("season_id", "name"),
-)
-teams = sa.Table(
-    "teams",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("players", sa.Text, nullable=False),  # JSON: the two players
-    sa.Column("substitutes", sa.Text, nullable=False),  # JSON: any number
-    sa.UniqueConstraint("division_id", "name"),
-)
-venues = sa.Table(
-    "venues",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), nullable=False),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("tables", sa.Integer, nullable=False),  # tables are numbered 1..tables
-    sa.UniqueConstraint("league_id", "name"),
-)
-rounds = sa.Table(
-    "rounds",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False),
-    sa.Column("number", sa.Integer, nullable=False),
-    sa.Column("date", sa.String(10), nullable=False),
-    sa.Column("stage", sa.String(20), nullable=False, server_default=ROUND_ROBIN),
-    sa.UniqueConstraint("division_id", "number"),
-)
-meetings = sa.Table(
-    "meetings",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False, index=True),
-    sa.Column("team_a", sa.Integer, sa.ForeignKey("teams.id"), nullable=False),
-    sa.Column("team_b", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),  # NULL: team_a has the bye
-    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=True, index=True),
-    sa.Column("table_number", sa.Integer, nullable=True),
-    sa.Column("date", sa.String(10), nullable=True),  # set when moved off the round's night
-    sa.Column("forfeit_team", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
-    sa.Column("forfeit_reason", sa.Text, nullable=True),
-)
-games = sa.Table(
-    "games",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("meeting_id", sa.Integer, sa.ForeignKey("meetings.id"), nullable=False),
-    sa.Column("number", sa.Integer, nullable=False),
-    sa.Column("points_a", sa.Integer, nullable=False),
-    sa.Column("points_b", sa.Integer, nullable=False),
-    sa.Column("outcome", sa.String(10), nullable=True),  # a, b, tie; NULL: abandoned, counts for nobody
-    sa.Column("ruled_reason", sa.Text, nullable=True),
-    sa.Column("kiosk_id", sa.Integer, nullable=True),  # played at a kiosk: which, and its own game number
-    sa.Column("kiosk_game", sa.Integer, nullable=True),
-    sa.Column("note", sa.Text, nullable=True),  # why a kiosk game counts for nobody until ruled
-    sa.UniqueConstraint("meeting_id", "number"),
-)
-# The playoffs: the seeded teams, and the bracket's matches (a match has a meeting once both its teams are known).
-playoffs = sa.Table(
-    "playoffs",
-    metadata,
-    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), primary_key=True, autoincrement=False),
-    sa.Column("teams", sa.Text, nullable=False),  # JSON: team ids, seed 1 first
-)
-playoff_matches = sa.Table(
-    "playoff_matches",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False),
-    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id"), nullable=False),
-    sa.Column("playoff_round", sa.Integer, nullable=False),  # 1 = the first round of the playoffs
-    sa.Column("slot", sa.Integer, nullable=False),  # top of the bracket first, from 0
-    sa.Column("seed_a", sa.Integer, nullable=True),  # a seed plays on this side from the start ...
-    sa.Column("seed_b", sa.Integer, nullable=True),
-    sa.Column("from_a", sa.Integer, nullable=True),  # ... or the winner of this match
-    sa.Column("from_b", sa.Integer, nullable=True),
-    sa.Column("next_match", sa.Integer, nullable=True),  # where the winner plays next; NULL: the final
-    sa.Column("next_side", sa.String(1), nullable=True),
-    sa.Column("venue_id", sa.Integer, sa.ForeignKey("venues.id"), nullable=False),
-    sa.Column("team_a", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
-    sa.Column("team_b", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
-    sa.Column("meeting_id", sa.Integer, sa.ForeignKey("meetings.id"), nullable=True, unique=True),
-    sa.Column("winner", sa.Integer, sa.ForeignKey("teams.id"), nullable=True),
-    sa.UniqueConstraint("division_id", "playoff_round", "slot"),
-)
-# Each team's standings before ranking, kept up to date from each event so that the standings read
-# one row a team instead of every game of the season.
-team_totals = sa.Table(
-    "team_totals",
-    metadata,
-    sa.Column("team_id", sa.Integer, sa.ForeignKey("teams.id"), primary_key=True, autoincrement=False),
-    sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False, index=True),
-    *(sa.Column(name, sa.Integer, nullable=False) for name in TOTALS),
-)
-# The organiser's sign-in (statements in league/signin_store.py): who may act, not events; never rebuilt.
-organiser_password = sa.Table(
-    "organiser_password",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),  # always 1: one organiser
-    sa.Column("hash", sa.Text, nullable=False),  # argon2id
-    sa.Column("set_at", sa.Float, nullable=False),
-)
-signin_lockout = sa.Table(
-    "signin_lockout",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),  # always 1
-    sa.Column("failures", sa.Integer, nullable=False),  # wrong passwords in a row
-    sa.Column("locked_until", sa.Float, nullable=False),  # epoch seconds
-)
-organiser_sessions = sa.Table(
-    "organiser_sessions",
-    metadata,
-    sa.Column("token_hash", sa.String(64), primary_key=True),  # sha256 of the cookie's token
-    sa.Column("csrf", sa.String(64), nullable=False),
-    sa.Column("expires", sa.Float, nullable=False),
-)
 # Children before parents: the order to empty the derived tables in.
 DERIVED = (team_totals, playoff_matches, playoffs, games, meetings, rounds, teams, divisions, venues, seasons, leagues)
 
@@ -552,8 +422,6 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any], *, sums: bool = True)
     # A kiosk game's result (game_played) is summed with its figures, which its writer writes next in
     # the same transaction (league/kiosks.py, league/stats.py): once rather than twice.
     if sums and kind in (ev.GAME_RECORDED, ev.GAME_RULED):
-        from league.stats_store import sum_game  # declared beside its own tables, which build on these
-
         sum_game(conn, p["game"])
 
 
@@ -900,8 +768,6 @@ class Store:
             log = w.events()
             for e in log:
                 _apply(w.conn, e.kind, e.payload, sums=False)
-            from league.stats_store import sum_teams
-
             sum_teams(w.conn)  # once for every team, rather than after each game
         return len(log)
 

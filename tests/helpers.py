@@ -52,7 +52,7 @@ def clabber(
     process would have said "internal error"."""
     from click.testing import CliRunner
 
-    from kiosk.cli import cli
+    from shared.cli import cli
 
     r = CliRunner().invoke(cli, list(args), input=stdin, env=env, catch_exceptions=False)
     return subprocess.CompletedProcess(["clabber", *args], r.exit_code, r.stdout, r.stderr)

@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from kiosk.game_state import GameState
 from kiosk.printer_config import printer_config
 from kiosk.receipt import facts_of
 from kiosk.receipt_escpos import receipt_of
 from kiosk.receipt_image import receipt_image
 from kiosk.store import open_store
 from kiosk.table import Table
+from shared.game_state import GameState
 from tests.helpers import ROOT
 
 URL = "http://clabber-3.local:8080"

@@ -28,7 +28,7 @@ from kiosk.table import Table
 from league.kiosk_store import kiosk_divergences, kiosk_events
 from league.kiosks import Kiosks
 from league.store import Store
-from league.store import games as league_games
+from league.tables import games as league_games
 from tests.crash_writer import random_quick_hand
 from tests.league_kiosk_helpers import league_with_schedule
 from tests.league_server import CLABBER

@@ -217,7 +217,7 @@ def test_score_does_not_load_kivy_or_the_web_server(tmp_path):
     heavy = ("kivy", "sqlite_utils", "starlette", "uvicorn", "jinja2", "gpiozero", "qrcode")
     code = (
         "import sys, json\n"
-        "from kiosk.cli import cli\n"
+        "from shared.cli import cli\n"
         f"cli.main(['score', {str(record)!r}], standalone_mode=False)\n"
         f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})))\n"
     )

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from engine.record import hand_to_json
 from engine.rules import Rules
 from engine.simulate import random_hand
-from kiosk.cli import cli
+from shared.cli import cli
 from tests.helpers import clabber_process as clabber
 
 HAND = "clabber-hand/1"

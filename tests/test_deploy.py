@@ -302,7 +302,7 @@ def fixed(tmp_path_factory):
     root.mkdir()
     runs = [install(root, src=src)]
     first = venv_name(root)
-    cli = src / "kiosk/cli.py"
+    cli = src / "shared/cli.py"
     cli.write_text(
         cli.read_text().replace('"""Clabber table kiosk: score hands', '"""Clabber table kiosk (fixed): score hands')
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 import pytest
 
-from kiosk.cli import cli
+from shared.cli import cli
 from tests.helpers import ROOT, clabber_process
 
 GUIDES = [ROOT / "docs" / "deploy.md", ROOT / "deploy" / "README.md"]

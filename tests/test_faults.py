@@ -399,7 +399,7 @@ def test_a_deleted_file_with_backups_is_restored_and_the_notice_survives_restart
         table.store.close()
     table, _ = open_table(db, tmp_path / "backups")
     table.set_pin("582917")
-    from kiosk.game_state import ActionRefused
+    from shared.game_state import ActionRefused
 
     with pytest.raises(ActionRefused):
         table.acknowledge("1111")

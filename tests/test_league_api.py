@@ -8,12 +8,12 @@ import datetime as dt
 import pytest
 from starlette.testclient import TestClient
 
-from kiosk.game_state import GameState
 from league.api import create_app
 from league.kiosk_store import event_of as _event
 from league.kiosks import Kiosks
 from league.season import LeagueRefused
 from league.store import Store
+from shared.game_state import GameState
 from tests.league_kiosk_helpers import NIGHT, kiosk_game, league_with_schedule, refused_event, snapshot
 
 

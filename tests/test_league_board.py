@@ -300,7 +300,7 @@ def test_a_stream_that_gets_nothing_out_is_closed_and_other_responses_keep_their
     deadline closes it."""
     import uvicorn
 
-    from kiosk.web.server import guarded_server
+    from shared.http.server import guarded_server
 
     monkeypatch.setattr(guard, "RESPONSE_TIMEOUT", 0.5)
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from kiosk.events import GameEvent
-from kiosk.game_state import GameState
 from league.organiser import Organiser
 from league.store import Store
+from shared.events import GameEvent
+from shared.game_state import GameState
 from tests.board_helpers import busy_night, push_body, table_game
 from tests.browser import chromium, page_of
 from tests.league_server import LeagueServer

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from kiosk.cli import cli
+from shared.cli import cli
 
 
 def _run(db: str, *args: str) -> tuple[int, str, str]:

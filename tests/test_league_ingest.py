@@ -16,12 +16,12 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kiosk.events import GameEvent
 from league import kiosks as kiosks_module
 from league.ingest import Ingest
 from league.kiosk_store import kiosk_events
 from league.kiosks import KioskRefused, Kiosks
 from league.store import Store
+from shared.events import GameEvent
 from tests.league_kiosk_helpers import league_with_schedule, played_game
 
 
@@ -426,7 +426,7 @@ def _results_rows(store: Store) -> dict[str, list[tuple]]:
     games' figures and the statistics' sums, and the league's events (their text, not their time)."""
     from league.kiosk_store import kiosk_games
     from league.stats_store import game_figures, team_figures
-    from league.store import games, team_totals
+    from league.tables import games, team_totals
 
     with store.read() as r:
         out = {t.name: sorted(tuple(row) for row in r.conn.execute(sa.select(t))) for t in (games, team_totals)}

@@ -28,14 +28,14 @@ from typing import Any
 import pytest
 
 from kiosk import outbox
-from kiosk.events import new_action_id
-from kiosk.game_state import ActionRefused, GameState
 from kiosk.league_words import Choice, meeting_between, new_game_for, tonight_view
 from kiosk.store import Store as KioskStore
 from kiosk.table import Table
 from league.kiosks import Kiosks
 from league.organiser import Organiser
 from league.store import Store
+from shared.events import new_action_id
+from shared.game_state import ActionRefused, GameState
 from tests.cable import Cable
 from tests.league_server import LeagueServer
 from tests.store_helpers import open_table

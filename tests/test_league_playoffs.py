@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from kiosk.cli import cli
 from league import kiosk_store
 from league.organiser import Organiser
 from league.pages import make_app
@@ -20,6 +19,7 @@ from league.playoffs import Bracket, Side, bracket_order, make_bracket, meeting_
 from league.season import LeagueRefused
 from league.standings import Result
 from league.store import Store
+from shared.cli import cli
 from tests.league_pages_helpers import HOSTILE
 
 # The round robin's order: each team beats every team after it, so the standings read like this.

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kiosk.events import GameEvent
-from kiosk.game_state import ActionRefused, GameState
 from league.kiosk_store import event_of as _event
 from league.kiosks import KioskRefused, Kiosks
 from league.store import Store
+from shared.events import GameEvent
+from shared.game_state import ActionRefused, GameState
 from tests.league_kiosk_helpers import (
     NIGHT,
     NS_SET,

@@ -14,7 +14,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from kiosk.cli import cli
+from shared.cli import cli
 from tests.league_kiosk_helpers import NIGHT, SMALLER_WIN, played_game, refused_event
 from tests.league_server import Api, league_server
 

@@ -9,10 +9,10 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from kiosk.cli import cli
 from league.organiser import Organiser
 from league.signin import FREE_TRIES, SignIn
 from league.store import Store
+from shared.cli import cli
 from tests.league_pages_helpers import (
     PASSWORD,
     Clock,

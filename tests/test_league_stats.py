@@ -17,8 +17,6 @@ from starlette.testclient import TestClient
 from engine.record import read_hand
 from engine.rules import parse_rules
 from engine.scoring import score_hand
-from kiosk.cli import cli
-from kiosk.stats import COUNTED
 from league import events as ev
 from league.kiosk_store import kiosk_events, kiosk_games
 from league.kiosks import Kiosks
@@ -28,6 +26,8 @@ from league.pages import make_app
 from league.stats import league_stats, season_stats
 from league.stats_store import game_figures, sum_teams, team_figures
 from league.store import Store
+from shared.cli import cli
+from shared.stats import COUNTED
 from tests.league_pages_helpers import HOSTILE, table_rows
 from tests.league_stats_helpers import (
     GAME_1,

@@ -107,7 +107,7 @@ def test_the_schema_matches_the_tables_the_store_writes(store):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from league.store import metadata
+    from league.tables import metadata
 
     with store.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)

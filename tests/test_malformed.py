@@ -16,7 +16,7 @@ from engine.output import score_to_json, sheet_to_json
 from engine.record import HAND_FIELDS, read_game, read_hand
 from engine.rules import Rules
 from engine.scoring import score_hand
-from kiosk.replay import replay_text
+from shared.replay import replay_text
 from tests.helpers import clabber_process as clabber
 from tests.records import DEAL, RENEGE
 

@@ -12,7 +12,7 @@ import pytest
 from engine.errors import EntryError
 from engine.record import read_game
 from engine.text import json_safe, terminal_safe, text_problem
-from kiosk.game_state import ActionRefused, GameState
+from shared.game_state import ActionRefused, GameState
 from tests.helpers import clabber, write_json
 from tests.store_helpers import QUICK_HANDS, event_count, open_table
 

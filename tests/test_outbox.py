@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 
 from kiosk import outbox
-from kiosk.game_state import ActionRefused
 from kiosk.store import StoreError
+from shared.game_state import ActionRefused
 from tests.store_helpers import QUICK_HANDS, open_table
 
 MEETING = {"meeting": 12, "NS": 1, "EW": 4}

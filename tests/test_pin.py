@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from kiosk.game_state import ActionRefused
 from kiosk.pin import SCRYPT_N, SCRYPT_P, SCRYPT_R, hash_pin, pin_matches, valid_pin
 from kiosk.store import Store
 from kiosk.table import PIN_KEY
+from shared.game_state import ActionRefused
 from tests.store_helpers import open_table, reopen
 
 PIN = "739146"

@@ -8,7 +8,7 @@ import sqlite3
 import click
 import pytest
 
-from kiosk.cli import cli
+from shared.cli import cli
 from tests.helpers import clabber, write_json
 from tests.store_helpers import QUICK_HANDS
 

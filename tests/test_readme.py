@@ -9,7 +9,7 @@ import shlex
 import pytest
 from click.testing import CliRunner
 
-from kiosk.cli import cli
+from shared.cli import cli
 from tests.helpers import ROOT
 
 README = ROOT / "README.md"

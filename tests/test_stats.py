@@ -1,4 +1,4 @@
-"""The statistics of a game from its folded events (kiosk/stats.py), worked out by hand; the kiosk's own
+"""The statistics of a game from its folded events (shared/stats.py), worked out by hand; the kiosk's own
 tally of its games by the names typed, folded once until a game changes; leaderboards."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict, replace
 from fractions import Fraction
 
-from kiosk.stats import BY_KEY, Figures, Line, Tally, board, figures_of, minimum_of, sort_key, tally
+from shared.stats import BY_KEY, Figures, Line, Tally, board, figures_of, minimum_of, sort_key, tally
 from tests.helpers import ROOT
 from tests.league_stats_helpers import GAME_1, GAME_1_PLAYERS, figures
 from tests.store_helpers import open_table

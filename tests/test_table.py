@@ -8,8 +8,8 @@ import pytest
 
 from engine.deal import draw_for_dealer
 from engine.seats import E, N, S, W
-from kiosk.game_state import ActionRefused
 from kiosk.projection import project
+from shared.game_state import ActionRefused
 from tests.store_helpers import QUICK_HANDS, event_count, open_table, reopen
 
 

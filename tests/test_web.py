@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from kiosk.share import decode_result, encode_result, result_of
 from kiosk.store import Store
+from shared.share import decode_result, encode_result, result_of
 from tests.helpers import clabber_process as clabber
 from tests.store_helpers import open_table
 from tests.web_helpers import Server

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from kiosk.store import restore
-from kiosk.web.guard import HEAD_TIMEOUT
+from shared.http.guard import HEAD_TIMEOUT
 from tests.store_helpers import open_table
 from tests.web_helpers import Server, fetch, finished_game, free_port
 
@@ -455,7 +455,7 @@ def test_answered_requests_leave_nothing_for_the_collector_of_cyclic_garbage():
     import gc
 
     from kiosk.web import guard
-    from kiosk.web.server import guarded_server
+    from shared.http.server import guarded_server
 
     async def app(scope, receive, send):
         put_off = scope["extensions"][guard.LONG_RESPONSE]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from kiosk.web.guard import BACKLOG, MAX_CONNECTIONS, connection_cap
-from kiosk.web.logs import RateLimit
+from shared.http.guard import BACKLOG, MAX_CONNECTIONS, connection_cap
+from shared.http.logs import RateLimit
 
 
 def test_the_cap_stays_below_the_file_limit_with_room_for_a_burst_and_the_database():

@@ -13,8 +13,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from kiosk.game_state import GameState
 from kiosk.table import Table
+from shared.game_state import GameState
 from tests.store_helpers import QUICK_HANDS
 
 

@@ -20,13 +20,13 @@ from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from engine.seats import seat_name
-from kiosk.events import new_action_id
-from kiosk.game_state import ActionRefused, GameState
 from kiosk.league_words import sync_mark
 from kiosk.store import StoreError
 from kiosk.table import Table
 from kiosk.ui import theme
 from kiosk.ui.boot import font_path
+from shared.events import new_action_id
+from shared.game_state import ActionRefused, GameState
 
 KV = Path(__file__).parent / "kv"
 SCREENS = ("start", "sheet", "quick", "summary", "cards", "replay", "over", "owner")

@@ -7,8 +7,8 @@ from typing import Any
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from kiosk.events import new_action_id
 from kiosk.ui.words import say
+from shared.events import new_action_id
 
 
 class KioskScreen(Screen):

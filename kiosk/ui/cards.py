@@ -15,13 +15,13 @@ from kivy.uix.modalview import ModalView
 
 from engine.cards import SUIT_NAMES, card, card_name, card_symbol, parse_card
 from engine.seats import SEAT_NAMES, team_name, team_of
-from kiosk.events import new_action_id
-from kiosk.game_state import ActionRefused
 from kiosk.ui import theme, words
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.entry import MeldChip, chip_of
 from kiosk.ui.quick import MeldPicker, chip_markup
 from kiosk.ui.widgets import Big
+from shared.events import new_action_id
+from shared.game_state import ActionRefused
 
 ROWS = (3, 2, 1, 0)  # spades, hearts, diamonds, clubs from the top
 COLUMNS = (5, 4, 3, 2, 1, 0)  # A K Q J 10 9

@@ -7,10 +7,10 @@ from typing import Any
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.utils import escape_markup
 
-from kiosk.present import corrections_said
-from kiosk.replay import opening_lines, result_lines, trick_lines
 from kiosk.ui import theme
 from kiosk.ui.base import KioskScreen
+from shared.present import corrections_said
+from shared.replay import opening_lines, result_lines, trick_lines
 
 
 def _mark_reneges(lines: list[str]) -> str:

@@ -88,7 +88,7 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
     configure(display, kivy_home=kivy_home(cfg.db.parent / "kivy"))
     from kivy.core.window import Window
 
-    from kiosk.share import base_url
+    from shared.share import base_url
 
     if Window is None:  # Kivy logged why; say it in words rather than fail on the first use
         raise CannotStart(

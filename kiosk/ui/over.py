@@ -8,10 +8,10 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.properties import BooleanProperty, StringProperty
 
-from kiosk.present import sheet_lines
-from kiosk.share import qr_matrix, result_url
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.sheet import ruling_of, scroll_to_end, with_heights
+from shared.present import sheet_lines
+from shared.share import qr_matrix, result_url
 
 
 def qr_texture(url: str) -> Any:

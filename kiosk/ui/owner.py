@@ -11,15 +11,15 @@ from kivy.clock import Clock
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.utils import escape_markup
 
-from kiosk.events import new_action_id
-from kiosk.game_state import ActionRefused
 from kiosk.league_words import all_sent, sync_words
 from kiosk.pin import MAX_DIGITS, MIN_DIGITS, valid_pin
-from kiosk.present import sheet_lines
-from kiosk.stats import BY_KEY, Figure, Line, board
 from kiosk.store import StoreError
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.pickers import ReasonPicker
+from shared.events import new_action_id
+from shared.game_state import ActionRefused
+from shared.present import sheet_lines
+from shared.stats import BY_KEY, Figure, Line, board
 
 ABANDON_REASONS = ("bar closing", "players left", "started by mistake", "dispute not settled")
 ROTATIONS = ("0", "90", "180", "270")

@@ -10,13 +10,13 @@ from kivy.uix.modalview import ModalView
 
 from engine.cards import POINTS_IN_HAND, SUIT_NAMES, card, card_name
 from engine.seats import SEAT_NAMES
-from kiosk.events import new_action_id
 from kiosk.ui import theme, words
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.entry import Entry, MeldChip, entry_from_record
 from kiosk.ui.pickers import ReasonPicker, RenegePicker
 from kiosk.ui.widgets import Big
 from kiosk.ui.words import say
+from shared.events import new_action_id
 
 CORRECTION_REASONS = ("points entered wrong", "melds entered wrong", "wrong maker or trump", "renege missed")
 

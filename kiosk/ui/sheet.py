@@ -9,8 +9,8 @@ from kivy.uix.boxlayout import BoxLayout
 
 from engine.seats import seat_name
 from kiosk.league_words import ruling_line
-from kiosk.present import sheet_lines
 from kiosk.ui.base import KioskScreen
+from shared.present import sheet_lines
 
 
 class SheetLine(BoxLayout):

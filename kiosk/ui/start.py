@@ -11,10 +11,10 @@ from kivy.utils import escape_markup
 from engine.cards import card_name, card_symbol
 from engine.deal import JackDraw
 from engine.rules import PRESETS
-from kiosk.events import new_action_id
 from kiosk.league_words import Choice, Team, Tonight, meeting_between, new_game_for, sync_mark, tonight_view
 from kiosk.ui import words
 from kiosk.ui.base import KioskScreen
+from shared.events import new_action_id
 
 FIELDS = ("NS", "EW", "N", "E", "S", "W")
 MAX_NAME = 24  # as typed on the screen's keys; the seat buttons shorten what does not fit

@@ -10,9 +10,9 @@ from kivy.utils import escape_markup
 
 from engine.melds import best_of
 from engine.seats import SEAT_NAMES
-from kiosk.events import new_action_id
 from kiosk.ui import theme
 from kiosk.ui.base import KioskScreen
+from shared.events import new_action_id
 
 TEAM = {0: "NS", 1: "EW", None: ""}
 

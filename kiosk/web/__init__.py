@@ -32,15 +32,16 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from engine.seats import SEAT_NAMES
-from kiosk.events import GameEvent
-from kiosk.game_state import GameState
-from kiosk.present import corrections_of, hand_summary
-from kiosk.present import rows as sheet_rows
-from kiosk.replay import replay_text
-from kiosk.share import qr_svg, result_of, result_url, viewer_link
-from kiosk.stats import Tally, as_cells, view
 from kiosk.store import Store, StoreError, is_damage, open_reader
-from kiosk.web.headers import Hardened, content_security_policy
+from shared.events import GameEvent
+from shared.game_state import GameState
+from shared.http.headers import Hardened, content_security_policy
+from shared.http.server import guarded_server, run
+from shared.present import corrections_of, hand_summary
+from shared.present import rows as sheet_rows
+from shared.replay import replay_text
+from shared.share import qr_svg, result_of, result_url, viewer_link
+from shared.stats import Tally, as_cells, view
 
 HERE = Path(__file__).parent
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -260,3 +261,8 @@ def view_of(game: GameState, site: Site) -> dict[str, Any]:
         "json_record": {**record, "corrections": corrections} if corrections else record,
         "players": [(s, game.players[s]) for s in SEAT_NAMES if s in game.players],
     }
+
+
+def serve(site: Site, host: str, port: int) -> None:
+    """Serves the result pages until stopped."""
+    run(*guarded_server(create_app(site), host, port))

@@ -54,7 +54,8 @@ from league import kiosk_store as ks
 from league.kiosks import Kiosk, Kiosks
 from league.organiser import Organiser
 from league.standings import A, B, Result, standings
-from league.store import Store, games
+from league.store import Store
+from league.tables import games
 from tests.bench.bench_store import quick_hand
 from tests.league_db import PG_URL
 from tests.league_server import LeagueServer

@@ -24,13 +24,14 @@ from typing import Any
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from kiosk.game_state import GameState
-from kiosk.stats import figures_of
 from league.organiser import Organiser
 from league.pages import make_app
 from league.stats import lines_of
 from league.stats_store import game_figures, sum_teams
-from league.store import Store, games
+from league.store import Store
+from league.tables import games
+from shared.game_state import GameState
+from shared.stats import figures_of
 from tests.bench.bench_store import quick_hand
 from tests.store_helpers import open_table
 

@@ -11,11 +11,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from kiosk.stats import Line, as_cells, view
-from league.pages import _int, not_found, render
+from league.pages.kit import not_found, number_param, render
 from league.season import LeagueRefused
 from league.stats import league_stats, season_stats
 from league.store import Store
+from shared.stats import Line, as_cells, view
 
 
 def _view(request: Request, teams: list[Line], players: list[Line]) -> dict[str, Any]:
@@ -28,7 +28,7 @@ class StatsPages:
         self.store = store
 
     def season(self, request: Request) -> HTMLResponse:
-        id_ = _int(request, "season")
+        id_ = number_param(request, "season")
         try:
             if id_ is None:
                 raise LeagueRefused("no season")
@@ -46,7 +46,7 @@ class StatsPages:
         )
 
     def league(self, request: Request) -> HTMLResponse:
-        id_ = _int(request, "league")
+        id_ = number_param(request, "league")
         try:
             if id_ is None:
                 raise LeagueRefused("no league")

@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from league.organiser import Organiser
 from league.organiser_forms import FORMS, SEASON_CHOICES
-from league.pages import division_context, not_found, render
+from league.pages.kit import division_context, not_found, render
 from league.season import LeagueRefused, read_settings
 from league.signin import SESSION_SECONDS, SignIn, same
 from league.store import Store

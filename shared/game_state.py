@@ -1,7 +1,8 @@
 """A game as its log folded into what the table sees: the sheet, the hand being entered, the deal.
 
-Pure: no SQL, no clock. The controller checks each new event here before it is stored, and
-the store's derived tables are written from ``GameState.rows()``.
+Pure: no SQL, no clock. The kiosk's controller checks each new event here before it is stored
+(its store's derived tables are projected from the state: ``kiosk/projection.py``); the league
+folds the games kiosks deliver the same way.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from engine.hand import Hand
 from engine.record import GameRecord, game_to_json, hand_to_json, read_hand
 from engine.rules import Rules, parse_rules
 from engine.seats import TEAM_NAMES, Seat, left_of, parse_seat, seat_name
-from kiosk import events as ev
-from kiosk.events import GameEvent
+from shared import events as ev
+from shared.events import GameEvent
 
 OPEN, OVER, FINISHED, ABANDONED = "open", "over", "finished", "abandoned"
 
@@ -117,7 +118,7 @@ class GameState:
         self.sheet: Sheet = sheet([], self.rules, self.first_dealer)
         self.players_json = json.dumps(self.players)  # as the store keeps them, made once a game
         self.rules_json = json.dumps(asdict(self.rules))
-        self._rows: dict[str, Any] | None = None
+        self.projected: Any = None  # a store's rows of this state, kept by the store's projection
 
     @property
     def jack_draw(self) -> JackDraw | None:
@@ -142,7 +143,7 @@ class GameState:
             state = cls(e)
             for e in log[1:]:
                 if e.seq in undone or e.kind == ev.UNDONE:
-                    state.last_seq, state.updated_at, state._rows = e.seq, e.at, None
+                    state.last_seq, state.updated_at, state.projected = e.seq, e.at, None
                     continue
                 state = state.apply(e)
         except Unfoldable:
@@ -165,7 +166,7 @@ class GameState:
             raise ActionRefused(f"{e.kind!r} is not an action on a game")
         new = copy.copy(self)
         new.hands = list(self.hands)
-        new._rows = None
+        new.projected = None
         handler(new, e)
         new.last_seq, new.updated_at = e.seq, e.at
         return new
@@ -282,14 +283,6 @@ class GameState:
         """The game as a ``clabber-game/1`` record (hands on the sheet only), by the engine's writer."""
         hands = tuple(h.hand for h in self.hands)
         return game_to_json(GameRecord(self.rules, hands, self.teams, self.players, self.first_dealer))
-
-    def rows(self) -> dict[str, Any]:
-        """The derived rows of this game for the store: the game, its hands, its draft."""
-        if self._rows is None:
-            from kiosk.projection import rows_of  # the projection builds on this module
-
-            self._rows = rows_of(self)
-        return self._rows
 
 
 def entering_team(hand: Hand) -> str | None:

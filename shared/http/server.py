@@ -1,4 +1,5 @@
-"""``clabber serve``: the result pages' application under uvicorn, with the limits of guard.py."""
+"""A Starlette application under uvicorn with the limits of guard.py: the kiosk's result pages
+(``clabber serve``) and the league server (``clabber league serve``) both run this way."""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ from typing import Any, Literal
 
 import uvicorn
 
-from kiosk.web import Site, create_app
-from kiosk.web.guard import BACKLOG, Guard, connection_cap, guarded_protocol, raise_file_limit
-from kiosk.web.logs import rate_limit
+from shared.http.guard import BACKLOG, Guard, connection_cap, guarded_protocol, raise_file_limit
+from shared.http.logs import rate_limit
 
 KEEP_ALIVE = 5  # s a connection may stay silent after a response (the head deadline still applies)
 LISTEN_QUEUE = 1024  # connections the kernel holds until they are accepted
@@ -89,8 +89,3 @@ def run(server: uvicorn.Server, sock: socket.socket) -> None:
     """Runs a guarded server until stopped (the config sets up logging; the rate limit goes on after it)."""
     rate_limit()
     server.run(sockets=[sock])
-
-
-def serve(site: Site, host: str, port: int) -> None:
-    """Serves the result pages until stopped."""
-    run(*guarded_server(create_app(site), host, port))

@@ -29,8 +29,8 @@ from engine.cards import JACK
 from engine.melds import Meld
 from engine.scoring import HandScore
 from engine.seats import SEAT_NAMES, SEATS, TEAM_NAMES, TEAMS, Team, other, team_of
-from kiosk.events import GameEvent
-from kiosk.game_state import FINISHED, OVER, ActionRefused, GameState
+from shared.events import GameEvent
+from shared.game_state import FINISHED, OVER, ActionRefused, GameState
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-from kiosk.web.headers import PLAIN_CSP, SECURITY_HEADERS
+from shared.http.headers import PLAIN_CSP, SECURITY_HEADERS
 
 HEAD_TIMEOUT = 10.0  # s from connecting (or the end of the last response) to a whole request head
 RESPONSE_TIMEOUT = 30.0  # s from a request head to its whole response being written

@@ -3,7 +3,7 @@ its QR code; the enrolled kiosks, each with a button that revokes its key; the q
 
 The code is shown once, in the answer to the post that made it (the server keeps only its hash), so
 that answer is not a redirect and is never stored by the browser. The QR code is an inline ``<svg>``
-(kiosk/share.py, the same code the kiosk's result QR comes from): an element of the page, not an
+(shared/share.py, the same code the kiosk's result QR comes from): an element of the page, not an
 image to fetch, so the pages' policy stays ``default-src 'none'`` with no ``img-src``.
 """
 
@@ -18,12 +18,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from kiosk.share import qr_svg
 from league.kiosks import CODE_MINUTES, Kiosks
 from league.organiser_forms import number
-from league.organiser_pages import OrganiserPages, confirmation
-from league.pages import render
+from league.pages.kit import render
+from league.pages.organiser import OrganiserPages, confirmation
 from league.season import LeagueRefused
+from shared.share import qr_svg
 
 BACK = "/organiser/kiosks"
 SAID = {"revoked": "The kiosk's key is revoked: the server refuses it from now on."}

@@ -22,16 +22,16 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from kiosk.share import qr_svg
-from kiosk.web.guard import LONG_RESPONSE
-from kiosk.web.headers import PLAIN_CSP, content_security_policy
 from league.board import Board
 from league.board_feed import Boards, TooManyBoards
-from league.pages import environment, not_found, render
+from league.pages.kit import environment, not_found, render
 from league.store import Store
+from shared.http.guard import LONG_RESPONSE
+from shared.http.headers import PLAIN_CSP, content_security_policy
+from shared.share import qr_svg
 
-TEMPLATES = Path(__file__).with_name("templates")
-SCRIPT = Path(__file__).with_name("static") / "board.js"
+TEMPLATES = Path(__file__).parent.parent / "templates"
+SCRIPT = Path(__file__).parent.parent / "static" / "board.js"
 HEARTBEAT = 15.0  # s between comments on a quiet stream: proxies and the script see it is alive
 STREAM_DEADLINE = 3 * HEARTBEAT  # s a stream may go without getting a message out before it is closed
 RETRY_MS = 2000  # how soon the browser connects again after a drop

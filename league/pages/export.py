@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from league.export import export, filename
-from league.pages import PAGE_CACHE, _int, not_found
+from league.pages.kit import PAGE_CACHE, not_found, number_param
 from league.season import LeagueRefused
 from league.store import Store
 
@@ -23,7 +23,7 @@ class ExportPages:
 
     def _download(self, what: str, form: str) -> Callable[[Request], Response]:
         def answer(request: Request) -> Response:
-            id_ = _int(request, "season")
+            id_ = number_param(request, "season")
             try:
                 if id_ is None:
                     raise LeagueRefused("no season")

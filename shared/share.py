@@ -14,7 +14,7 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kiosk.game_state import GameState
+    from shared.game_state import GameState
 
 import qrcode
 from qrcode.constants import ERROR_CORRECT_M

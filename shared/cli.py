@@ -1,0 +1,93 @@
+"""The ``clabber`` command: one command for whatever is installed. The kiosk and the league each
+register their commands (the entry points in group ``clabber.commands``: a click group each, whose
+commands become ``clabber``'s); neither imports the other, and a command group both give
+(``league``: the server's commands and the kiosk's own join, status, leave and sync) is merged.
+A part that is not installed, or whose libraries are missing, is left out and named when its
+command is asked for."""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from importlib.metadata import entry_points
+
+import click
+
+GROUP = "clabber.commands"
+PARTS = {"kiosk": "clabber-kiosk[kiosk]", "league": "clabber-kiosk[league]"}  # what installs each
+
+
+@cache
+def _part(name: str) -> click.Group | None:
+    """The commands one installed part registers, or None when it cannot be loaded here."""
+    for point in entry_points(group=GROUP, name=name):
+        try:
+            loaded = point.load()
+        except ImportError:  # a kiosk-only or league-only install: the other part's libraries are absent
+            return None
+        return loaded if isinstance(loaded, click.Group) else None
+    return None
+
+
+def _parts() -> list[str]:
+    return sorted({p.name for p in entry_points(group=GROUP)})
+
+
+class Clabber(click.Group):
+    """``clabber``: the commands of every installed part, loaded only when asked for (``clabber score``
+    starts without the league, and without Kivy)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = {n for part in _parts() if (group := _part(part)) for n in group.list_commands(ctx)}
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        found = [c for part in _parts() if (group := _part(part)) and (c := group.get_command(ctx, name))]
+        if not found:
+            return None
+        if len(found) == 1 or not all(isinstance(c, click.Group) for c in found):
+            return found[0]
+        return _merged([c for c in found if isinstance(c, click.Group)])
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else None
+        if name in PARTS and self.get_command(ctx, name) is None:
+            ctx.fail(f"clabber {name}: this machine has not installed it (pip install '{PARTS[name]}')")
+        return super().resolve_command(ctx, args)
+
+
+def _merged(groups: list[click.Group]) -> click.Group:
+    """One group with the commands of several; the options and their handling are those of the one
+    that has any (the league server's ``--db``)."""
+    groups = sorted(groups, key=lambda g: -len(g.params))
+    first = groups[0]
+    merged = click.Group(
+        first.name,
+        commands={n: c for g in reversed(groups) for n, c in g.commands.items()},
+        params=first.params,
+        callback=first.callback,
+        help="\n\n".join(g.help for g in groups if g.help),
+        context_settings=first.context_settings,
+    )
+    return merged
+
+
+@click.group(cls=Clabber, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="clabber-kiosk")
+def cli() -> None:
+    """Clabber table kiosk: score hands, keep the sheet, replay disputes; and the league."""
+
+
+def main() -> None:
+    """Entry point: never lets a traceback reach the table."""
+    # Whatever the locale, what is written is UTF-8; text that cannot be is written escaped.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+    try:
+        cli.main(prog_name="clabber", standalone_mode=True)
+    except Exception as e:
+        click.echo(f"clabber: internal error: {type(e).__name__}: {e}", err=True)
+        sys.exit(1)

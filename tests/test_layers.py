@@ -1,0 +1,131 @@
+"""The packages point one way: the engine under everything, the package the kiosk and the league
+share above it, the kiosk and the league side by side on top, never importing each other; and no
+two modules import each other, directly or round a circle, an import inside a function included."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+# What each package may import of the project's own packages.
+MAY_IMPORT = {
+    "engine": {"engine"},
+    "shared": {"engine", "shared"},
+    "kiosk": {"engine", "shared", "kiosk"},
+    "league": {"engine", "shared", "league"},
+}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the product, by its dotted name."""
+    found = {}
+    for package in MAY_IMPORT:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def imported(path: Path, name: str, known: dict[str, Path]) -> Iterator[tuple[str, int, bool]]:
+    """(module imported, line, whether only for the type checker) for every import in the file,
+    at any depth: a module's top, a function, a class."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+    def visit(node: ast.AST, typing_only: bool) -> Iterator[tuple[str, int, bool]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                for a in child.names:
+                    yield a.name, child.lineno, typing_only
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    up = package.split(".")[: len(package.split(".")) - child.level + 1]
+                    base = ".".join([*up, *([base] if base else [])])
+                for a in child.names:
+                    whole = f"{base}.{a.name}"
+                    yield (whole if whole in known else base), child.lineno, typing_only
+            else:
+                yield from visit(child, typing_only or _type_checking_only(child))
+
+    yield from visit(ast.parse(path.read_text(encoding="utf-8")), False)
+
+
+def graph() -> dict[str, set[str]]:
+    """The project's modules and what each imports of them when it runs."""
+    known = modules()
+    edges: dict[str, set[str]] = {m: set() for m in known}
+    for name, path in known.items():
+        for target, _, typing_only in imported(path, name, known):
+            if target in known and target != name and not typing_only:
+                edges[name].add(target)
+    return edges
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_the_packages_are_all_read():
+    names = modules()
+    assert {n.split(".")[0] for n in names} == set(MAY_IMPORT)
+    assert len(names) > 100
+
+
+def test_every_import_points_down_or_sideways_within_a_package():
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        top = name.split(".")[0]
+        for target, line, _ in imported(path, name, known):
+            other = target.split(".")[0]
+            if other in MAY_IMPORT and other not in MAY_IMPORT[top]:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not wrong, "imports against the layers:\n" + "\n".join(dict.fromkeys(wrong))
+
+
+def test_no_import_circles_not_even_through_an_import_inside_a_function():
+    found = circles(graph())
+    assert not found, "modules that import each other:\n" + "\n".join(" ⇄ ".join(c) for c in found)
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
