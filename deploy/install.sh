@@ -127,7 +127,7 @@ lock_entry() {
 source_hash() {
   # The content that makes up an install: the code, the project's metadata and the locks. Two
   # checkouts with the same hash install the same thing, whatever their version number says.
-  (cd "$SRC" && find engine kiosk league -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 |
+  (cd "$SRC" && find engine shared kiosk league -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 |
     LC_ALL=C sort -z | xargs -0 sha256sum
    sha256sum pyproject.toml README.md requirements.lock deploy/lgpio.lock) | sha256sum | cut -c1-12
 }
@@ -174,7 +174,7 @@ install_venv() {
     local log=$venv/install.log build
     build=$(mktemp -d)
     # The package is built from a copy of exactly what source_hash hashed (no stale build/ folder).
-    (cd "$SRC" && find engine kiosk league -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 |
+    (cd "$SRC" && find engine shared kiosk league -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 |
       tar --null -T - -cf - pyproject.toml README.md) | tar -C "$build" -xf - && mkdir -p "$build/wheel"
     # Every file pip fetches must match a hash in the lock: pip itself first, then the
     # dependencies, then this package (built offline with the locked setuptools) without deps.

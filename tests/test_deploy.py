@@ -44,7 +44,7 @@ def install(root: Path, *args: str, src: Path = ROOT) -> subprocess.CompletedPro
 
 def source_copy(dest: Path) -> Path:
     """A copy of the checkout's installable parts, to change as a developer would."""
-    for part in ("engine", "kiosk", "league", "deploy", "systemd"):
+    for part in ("engine", "shared", "kiosk", "league", "deploy", "systemd"):
         shutil.copytree(ROOT / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md", "requirements.lock"):
         shutil.copy(ROOT / name, dest / name)

@@ -18,15 +18,15 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from kiosk.web import guard
-from league import board_pages
 from league.board_feed import Boards, TooManyBoards
 from league.kiosks import Kiosks
 from league.organiser import Organiser
+from league.pages import board as board_pages
 from league.pages import make_app
 from league.serve import server
 from league.signin import SignIn
 from league.store import Store
+from shared.http import guard
 from tests.board_helpers import busy_night, push_body, table_game
 from tests.league_kiosk_helpers import played_game, refused_event
 from tests.league_pages_helpers import PASSWORD, Clock, organiser_csrf, sign_in

@@ -29,6 +29,7 @@ import pytest
 
 from kiosk import outbox
 from kiosk.league_words import Choice, meeting_between, new_game_for, tonight_view
+from kiosk.projection import rows_of
 from kiosk.store import Store as KioskStore
 from kiosk.table import Table
 from league.kiosks import Kiosks
@@ -162,7 +163,7 @@ class TableKiosk:
 
     def hand_rows(self, game: int) -> list[dict[str, Any]]:
         """The game's sheet as the kiosk shows it: a row a hand (set, renege, passed out...)."""
-        return list(self.table.game(game).rows()["hands"])
+        return list(rows_of(self.table.game(game))["hands"])
 
     def delivered(self) -> bool:
         """Nothing waits in the outbox and the worker says it is connected."""

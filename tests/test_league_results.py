@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kiosk.projection import rows_of
 from league.kiosk_store import event_of as _event
 from league.kiosks import KioskRefused, Kiosks
 from league.store import Store
@@ -254,9 +255,8 @@ def test_pushes_in_any_batches_set_aside_exactly_what_the_whole_fold_refuses(wor
             for s in ks.game_events(r.conn, world["kiosk"]["id"], game)
             if s["quarantined"] is None
         ]
-    assert (
-        GameState.from_events(stored).rows()
-        == GameState.from_events([e for e in as_events if e.seq not in quarantined]).rows()
+    assert rows_of(GameState.from_events(stored)) == rows_of(
+        GameState.from_events([e for e in as_events if e.seq not in quarantined])
     )
 
 

@@ -12,6 +12,7 @@ import pytest
 from engine.errors import EntryError
 from engine.record import read_game
 from engine.text import json_safe, terminal_safe, text_problem
+from kiosk.projection import rows_of
 from shared.game_state import ActionRefused, GameState
 from tests.helpers import clabber, write_json
 from tests.store_helpers import QUICK_HANDS, event_count, open_table
@@ -106,10 +107,10 @@ def test_reasons_are_checked_too(table):
 
 def old_game(table, ns, ew):
     """A game stored before names were checked (an older kiosk, a record imported then)."""
-    event = table._started_event(table.store.next_game_id(), ["A", "B"], None, None, "N", None)
+    event = table._started_event(table.store.next_game_id(), ["A", "B"], None, None, "N", None, None, moved=False)
     event = replace(event, payload={**event.payload, "teams": {"NS": ns, "EW": ew}})
     state = GameState(event)
-    table.store.append(event, state.rows())
+    table.store.append(event, rows_of(state))
     return state
 
 

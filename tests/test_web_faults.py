@@ -454,7 +454,7 @@ def test_answered_requests_leave_nothing_for_the_collector_of_cyclic_garbage():
     request objects included (its deadline's ``LONG_RESPONSE``)."""
     import gc
 
-    from kiosk.web import guard
+    from shared.http import guard
     from shared.http.server import guarded_server
 
     async def app(scope, receive, send):

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kiosk.projection import project
+from kiosk.projection import project, rows_of
 from kiosk.store import Store, open_store
 from kiosk.table import Table
 
@@ -74,7 +74,7 @@ def generate(path: Path, games: int) -> None:
         g = table.new_game(["Ruminers", "Mackeys"], first_dealer="N")
         while g.status == "open":
             g = table.add_hand(g.id, quick_hand(rng))
-        templates.append((store.events(g.id), g.rows()))
+        templates.append((store.events(g.id), rows_of(g)))
     store.close()
     Path(tmp).unlink()
     for suffix in ("-wal", "-shm"):
