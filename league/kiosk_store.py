@@ -187,7 +187,7 @@ def _pairs_in(table: sa.Table, dialect: str) -> sa.ColumnElement[bool]:
     On SQLite the pairs go as JSON, a table of them (``json_each``) whose each pair is looked up in the
     table's key: SQLite 3.40 (Debian's and Raspberry Pi OS's) looks a list of pairs up in no index,
     and reads every row of the table (a group of 10 pushes took 58 ms with 1.2 million events held,
-    2.5 ms with none: ``./run bench league history``, docs/league.md)."""
+    2.5 ms with none: ``./run bench league history``)."""
     pair = sa.tuple_(table.c.kiosk_id, table.c.game)
     if dialect != "sqlite":
         return pair.in_(sa.bindparam("pairs", expanding=True))

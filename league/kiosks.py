@@ -888,7 +888,7 @@ class FoldCache:
     def forget(self, ended: list[Where]) -> None:
         """Lets go of games whose results are written: a game that has ended is not pushed again (a
         late correction is folded from the database), and what a busy night's ended games would hold
-        here is what makes the collector of cyclic garbage pause the longest (docs/league.md)."""
+        here is what makes the collector of cyclic garbage pause the longest (``./run bench league``)."""
         with self._lock:
             for where in ended:
                 self._kept.pop(where, None)

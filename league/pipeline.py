@@ -1,7 +1,7 @@
 """Fewer waits for PostgreSQL in a write transaction: psycopg's pipeline mode under SQLAlchemy.
 
 Each statement SQLAlchemy sends waits for its answer, and under load that wait (a round trip, then
-the interpreter's lock won back) is most of a statement's time (docs/league.md, "How fast"). In a
+the interpreter's lock won back) is most of a statement's time (``./run bench league``). In a
 write transaction on PostgreSQL (``Store.write``) the statements go through psycopg's pipeline mode:
 
 - the BEGIN goes with the first statement that waits (psycopg, left to itself, waits for it alone);

@@ -5,7 +5,7 @@ A game's result is the costliest write a push causes (league/ingest.py): some 14
 the pushes' thread and the event loop for the one interpreter's lock, and each of its round trips to
 the database waits for that lock again when it comes back; so do theirs. In a process of its own it
 has an interpreter of its own, and the server's is left to the pushes and the answers (measured in
-docs/league.md, "How fast").
+``./run bench league``).
 
 The process is spawned (a fresh interpreter: no threads or connections copied) when the server
 starts, and again when it has died. It is handed the (kiosk, game) pairs whose results are due,

@@ -168,7 +168,7 @@ _GAMES_OF_MEETINGS = (  # a batch of results reads it
 @functools.cache
 def _largest_id(table: sa.Table) -> sa.Select[Any]:
     """A table's largest id (0 when empty), the statement built once a table: built afresh, each left a
-    cycle of objects for the collector of cyclic garbage to find (docs/league.md)."""
+    cycle of objects for the collector of cyclic garbage to find (``./run bench league``)."""
     return sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0).label("largest"))
 
 
