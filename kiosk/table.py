@@ -33,7 +33,7 @@ from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
 from kiosk.table_input import parse_league, parse_players, parse_reason, parse_team_name, parse_teams
 from shared import events as ev
 from shared.events import GameEvent
-from shared.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable
+from shared.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable, read_record
 from shared.stats import Statistics, Tally
 
 PIN_KEY = "owner_pin"
@@ -185,8 +185,6 @@ class Table:
     def preview(self, game_id: int, record: dict[str, Any]) -> Hand:
         """The engine's hand for a record in this game, checked but not stored (what a tap would
         give); ActionRefused with every problem if the engine refuses it."""
-        from shared.game_state import read_record
-
         state = self.game(game_id)
         record = record if "dealer" in record else {**record, "dealer": seat_name(state.dealer)}
         return read_record(record, state.rules, complete=False)[1]

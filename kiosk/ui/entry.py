@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.cards import ACE, JACK, POINTS_IN_HAND, RANK_NAMES, card, card_name, card_set, parse_card
+from engine.cards import ACE, JACK, POINTS_IN_HAND, RANK_NAMES, card, card_name, card_set, parse_card, rank_of, suit_of
 from engine.melds import SEQUENCE_WORDS, meld_of
 from engine.seats import SEAT_NAMES
 
@@ -164,8 +164,6 @@ def entry_from_record(record: dict[str, Any]) -> Entry:
 
 def chip_of(cards: list[str]) -> MeldChip | None:
     """The chip for a meld's cards, as a record lists them."""
-    from engine.cards import parse_card, rank_of, suit_of
-
     parsed = [parse_card(c) for c in cards]
     ranks = sorted({rank_of(c) for c in parsed})
     if len(ranks) == 1:

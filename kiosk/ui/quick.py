@@ -8,7 +8,7 @@ from typing import Any
 from kivy.properties import BooleanProperty, DictProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 
-from engine.cards import POINTS_IN_HAND, SUIT_NAMES, card, card_name
+from engine.cards import POINTS_IN_HAND, SUIT_NAMES, card, card_name, parse_card
 from engine.seats import SEAT_NAMES
 from kiosk.ui import theme, words
 from kiosk.ui.base import KioskScreen
@@ -78,8 +78,6 @@ class BiddingPicker(ModalView):
         self._mark(grid)
 
     def _mark(self, grid: Any) -> None:
-        from engine.cards import parse_card
-
         for b in grid.children:
             b.chosen = b.card == self.up
             b.text = theme.card_markup(parse_card(b.card), b.chosen)
@@ -318,8 +316,6 @@ class QuickScreen(KioskScreen):
 
 
 def _bidding_words(e: Entry) -> str:
-    from engine.cards import parse_card
-
     if not (e.round or e.up):
         return "Up card…"
     parts = [f"round {e.round}"] if e.round else []
