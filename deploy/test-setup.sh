@@ -2,8 +2,21 @@
 # Once, as root, on a fresh Debian or Raspberry Pi OS machine: what the kiosk and the whole test
 # suite need. The packages, and a PostgreSQL for the league's tests on 127.0.0.1:5432 (a database
 # "test", trust for loopback TCP: a machine for development and tests, not a league's server) when
-# none answers there and CLABBER_TEST_PG does not point elsewhere. CI runs it too (.ci/run).
+# none answers there and CLABBER_TEST_PG does not point elsewhere. CI runs it too (.ci/run);
+# ./run kiosk and ./run test run it (through sudo) when something is missing.
+#   --kiosk   only what the kiosk needs to run: no test tools, no PostgreSQL
 set -euo pipefail
+KIOSK_PACKAGES="python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libmtdev1 fonts-dejavu-core"
+TEST_PACKAGES="$KIOSK_PACKAGES systemd shellcheck util-linux mount fuse3 chromium"
+role="test"
+case "${1:-}" in
+  --kiosk) role=kiosk ;;
+  --list)  # the packages of a role: kiosk or test
+    if [ "${2:-test}" = kiosk ]; then echo "$KIOSK_PACKAGES"; else echo "$TEST_PACKAGES"; fi
+    exit 0 ;;
+  "") ;;
+  *) echo "test-setup: usage: deploy/test-setup.sh [--kiosk]" >&2; exit 2 ;;
+esac
 if [ "$(id -u)" -ne 0 ]; then
   echo "test-setup: run it as root: sudo deploy/test-setup.sh" >&2
   exit 1
@@ -17,10 +30,12 @@ if command -v apt-get >/dev/null; then
   # and mount for the result server's read-only-mount test; fuse3 (libfuse3) for the power-cut
   # test's filesystem; chromium for the league's pages in a real browser (driven by Playwright, which
   # is told to use it and never downloads one).
-  apt-get install -y -qq --no-install-recommends \
-    python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libmtdev1 fonts-dejavu-core systemd shellcheck \
-    util-linux mount fuse3 chromium >/dev/null
+  packages=$KIOSK_PACKAGES
+  [ "$role" = test ] && packages=$TEST_PACKAGES
+  # shellcheck disable=SC2086  # a list of package names
+  apt-get install -y -qq --no-install-recommends $packages >/dev/null
 fi
+[ "$role" = kiosk ] && exit 0
 # PostgreSQL for the league's tests: on 127.0.0.1:5432, trust for loopback TCP, a database "test".
 # A machine that already has one answering is left alone; CLABBER_TEST_PG points elsewhere if set.
 pg_answers() { (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; }
