@@ -21,7 +21,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from league.allowance import Allowance
-from league.ingest import Ingest, Results
 from league.kiosks import KioskRefused, Kiosks
 from league.season import LeagueRefused
 from league.store import StoreTrouble
@@ -67,12 +66,10 @@ def _key(request: Request) -> str | None:
     return key.strip() if scheme.lower() == "bearer" and key.strip() else None
 
 
-def create_app(kiosks: Kiosks, allowance: Allowance | None = None, results: Results | None = None) -> Hardened:
+def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
     """The API's ASGI application over a league's kiosks library; ``allowance``: how many wrong
-    enrolment codes are heard before the next must wait; ``results``: who writes the games' results
-    (by default the library, in a thread of this process: league/ingest.py)."""
+    enrolment codes are heard before the next must wait."""
     wrong_codes = allowance or Allowance()
-    ingest = Ingest(kiosks, results)
 
     async def answer(request: Request, work: Any) -> JSONResponse:
         try:
@@ -102,14 +99,14 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None, results: Resu
 
         return await answer(request, work)
 
-    # One worker-thread hop a request: the key is checked in the request's own transaction, and a
-    # push's JSON is read there too, off the event loop; pushes are stored in groups (league/ingest.py).
+    # One worker thread a push: the key checked, the JSON read, the events and any result stored, in
+    # the push's own transaction, off the event loop.
     async def push(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
             key = _key(request)
             if key is None:  # refused before the body is read or anything waits for the database
                 raise KioskRefused("send the kiosk's key as 'Authorization: Bearer <key>'", 401)
-            return await ingest.push(key, await _body(request))
+            return await run_in_threadpool(kiosks.push, key, await _body(request))
 
         return await answer(request, work)
 

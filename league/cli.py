@@ -387,25 +387,15 @@ def flags(org: Any) -> None:
     help="Where phones reach this site (e.g. https://league.example.org), for the venue boards' QR codes "
     "(default: the address the board was opened at).",
 )
-@click.option(
-    "--workers",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Server processes on the one port, for a host with cores to spare (PostgreSQL only).",
-)
 @_refusals
-def serve(org: Any, host: str, port: int, secure_cookies: bool, public_url: str | None, workers: int) -> None:
+def serve(org: Any, host: str, port: int, secure_cookies: bool, public_url: str | None) -> None:
     """Serve the kiosk API (/api/v1/) and the league's pages under uvicorn."""
     from league.serve import ServeError
     from league.serve import serve as run
 
-    processes = f", {workers} processes" if workers != 1 else ""
-    click.echo(
-        f"league pages on http://{host}:{port}/, kiosk API under /api/v1/ ({org.store.where}{processes})", err=True
-    )
+    click.echo(f"league pages on http://{host}:{port}/, kiosk API under /api/v1/ ({org.store.where})", err=True)
     try:
-        run(org.store, host, port, secure_cookies, public_url, workers)
+        run(org.store, host, port, secure_cookies, public_url)
     except ServeError as e:
         raise LeagueRefused(str(e)) from None
 

@@ -12,7 +12,6 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from league.pipeline import Read, together
 from league.tables import games, meetings, metadata, rounds
 from shared.events import GameEvent
 
@@ -54,13 +53,8 @@ kiosk_games = sa.Table(
     sa.Column("ns_team", sa.Integer, nullable=True),  # the meeting's team that sat NS
     sa.Column("league_game", sa.Integer, nullable=True),  # the league's game, once the kiosk's has ended
     sa.Column("note", sa.Text, nullable=True),  # why its result is not in the standings, for the organiser
-    # Its events are stored and its result not yet written (league/kiosks.py, Kiosks.write_results):
-    # since when, with its place among those due at that moment, in an order that sorts; NULL: none due.
-    sa.Column("result_due", sa.String(48), nullable=True),
     sa.Index("kiosk_games_by_meeting", "meeting_id"),  # the board: tonight's meetings' games
-    # The few games the organiser must look at, found without reading every game the league holds. Not
-    # those whose result is due: read at a start, and an index of the mark would take every ended game's
-    # updates of it off PostgreSQL's cheaper path (HOT: no index changes when no indexed column does).
+    # The few games the organiser must look at, found without reading every game the league holds.
     _only_marked("kiosk_games_noted", "note", "bound_at"),
 )
 kiosk_events = sa.Table(
@@ -135,25 +129,6 @@ def kiosk_by_hash(conn: Connection, key_hash: str) -> dict[str, Any] | None:
     return _one(conn, sa.select(kiosks).where(kiosks.c.key_hash == key_hash, kiosks.c.revoked_at.is_(None)))
 
 
-# A push's statements, built once with their lists as parameters (expanding ones, or one JSON text:
-# ``_pairs_in``): built afresh, each would cost its coercion of every value and its cache key on every push.
-_KIOSKS_BY_HASH = sa.select(kiosks).where(
-    kiosks.c.key_hash.in_(sa.bindparam("hashes", expanding=True)), kiosks.c.revoked_at.is_(None)
-)
-
-
-def kiosks_by_hash(conn: Connection, key_hashes: list[str]) -> dict[str, dict[str, Any]]:
-    """The kiosks with these keys, by key hash, but for revoked keys."""
-    return together(conn, keyed(key_hashes))[0]
-
-
-def keyed(key_hashes: list[str]) -> Read[dict[str, dict[str, Any]]]:
-    """``kiosks_by_hash`` as a read that may go with others (league/pipeline.py)."""
-    return Read(
-        _KIOSKS_BY_HASH, {"hashes": key_hashes}, lambda rows: {r["key_hash"]: r for r in rows}, bool(key_hashes)
-    )
-
-
 def kiosk(conn: Connection, id_: int) -> dict[str, Any] | None:
     return _one(conn, sa.select(kiosks).where(kiosks.c.id == id_))
 
@@ -179,76 +154,35 @@ def bound_game(conn: Connection, kiosk_id: int, game: int) -> dict[str, Any] | N
     return _one(conn, sa.select(kiosk_games).where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game))
 
 
-_DIALECTS = ("postgresql", "sqlite")  # a statement with ``_pairs_in`` is built for each
+def games_locked(conn: Connection, kiosk_id: int, games: list[int]) -> tuple[dict[int, dict[str, Any]], dict[int, int]]:
+    """A kiosk's bindings of these games, by game, locked until the transaction ends (in the games'
+    order, so two pushes of one game take turns while other games' pushes go on; SQLite's writer holds
+    the file's lock anyway); then the highest seq the league holds of each game it holds any of. Two
+    statements: on PostgreSQL, a statement that waited for a lock still reads as of its start, so a
+    seq read with the lock could miss the events of the push it waited for."""
+    if not games:
+        return {}, {}
+    at = {"kiosk": kiosk_id, "games": games}
+    bound = {r["game"]: r for r in _rows(conn, _GAMES_LOCKED, at)}
+    return bound, {game: int(last) for game, last in conn.execute(_LAST_SEQS, at)}
 
 
-def _pairs_in(table: sa.Table, dialect: str) -> sa.ColumnElement[bool]:
-    """The table's rows whose (kiosk, game) is among the statement's ``pairs`` (``_pairs`` gives them).
-    On SQLite the pairs go as JSON, a table of them (``json_each``) whose each pair is looked up in the
-    table's key: SQLite 3.40 (Debian's and Raspberry Pi OS's) looks a list of pairs up in no index,
-    and reads every row of the table (a group of 10 pushes took 58 ms with 1.2 million events held,
-    2.5 ms with none: ``./run bench league history``)."""
-    pair = sa.tuple_(table.c.kiosk_id, table.c.game)
-    if dialect != "sqlite":
-        return pair.in_(sa.bindparam("pairs", expanding=True))
-    listed = sa.func.json_each(sa.bindparam("pairs", type_=sa.Text)).table_valued("value")
-    return pair.in_(
-        sa.select(sa.func.json_extract(listed.c.value, "$[0]"), sa.func.json_extract(listed.c.value, "$[1]"))
+# Built once, with the games as an expanding parameter: every push reads them.
+_GAMES_LOCKED = (
+    sa.select(kiosk_games)
+    .where(
+        kiosk_games.c.kiosk_id == sa.bindparam("kiosk"), kiosk_games.c.game.in_(sa.bindparam("games", expanding=True))
     )
-
-
-def _pairs(dialect: str, games: list[tuple[int, int]]) -> dict[str, Any]:
-    """The parameters of a statement with ``_pairs_in``, on a database of this dialect."""
-    return {"pairs": json.dumps(games) if dialect == "sqlite" else games}
-
-
-def bound_with_last(
-    conn: Connection, games: list[tuple[int, int]]
-) -> tuple[dict[tuple[int, int], dict[str, Any]], dict[tuple[int, int], int]]:
-    """The bindings of these (kiosk, game) pairs, by pair, locked until the transaction ends (in the
-    pairs' order, so two pushes of one game take turns while other games' pushes go on; SQLite's
-    writer holds the file's lock anyway); then the highest seq the league holds of each that it holds
-    any of. Two statements: on PostgreSQL, a statement that waited for a lock still reads as of its
-    start, so a seq read with the lock could miss the events of the push it waited for."""
-    dialect = conn.dialect.name
-    return together(conn, bindings_locked(dialect, games), last_seqs(dialect, games))
-
-
-def bindings_locked(dialect: str, games: list[tuple[int, int]]) -> Read[dict[tuple[int, int], dict[str, Any]]]:
-    """The bindings of these (kiosk, game) pairs, by pair, locked (``bound_with_last``), on a database
-    of this dialect."""
-    return Read(
-        _BOUND_LOCKED[dialect],
-        _pairs(dialect, games),
-        lambda rows: {(r["kiosk_id"], r["game"]): r for r in rows},
-        bool(games),
-    )
-
-
-def last_seqs(dialect: str, games: list[tuple[int, int]]) -> Read[dict[tuple[int, int], int]]:
-    """The highest seq the league holds of each of these (kiosk, game) pairs that it holds any of, on a
-    database of this dialect. After ``bindings_locked`` in a statement of its own (``bound_with_last``)."""
-    return Read(
-        _LAST_SEQS[dialect],
-        _pairs(dialect, games),
-        lambda rows: {(r["kiosk_id"], r["game"]): int(r["last"]) for r in rows},
-        bool(games),
-    )
-
-
-_BOUND_LOCKED = {
-    dialect: sa.select(kiosk_games)
-    .where(_pairs_in(kiosk_games, dialect))
-    .order_by(kiosk_games.c.kiosk_id, kiosk_games.c.game)
+    .order_by(kiosk_games.c.game)
     .with_for_update()
-    for dialect in _DIALECTS
-}
-_LAST_SEQS = {
-    dialect: sa.select(kiosk_events.c.kiosk_id, kiosk_events.c.game, sa.func.max(kiosk_events.c.seq).label("last"))
-    .where(_pairs_in(kiosk_events, dialect))
-    .group_by(kiosk_events.c.kiosk_id, kiosk_events.c.game)
-    for dialect in _DIALECTS
-}
+)
+_LAST_SEQS = (
+    sa.select(kiosk_events.c.game, sa.func.max(kiosk_events.c.seq))
+    .where(
+        kiosk_events.c.kiosk_id == sa.bindparam("kiosk"), kiosk_events.c.game.in_(sa.bindparam("games", expanding=True))
+    )
+    .group_by(kiosk_events.c.game)
+)
 
 
 def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> dict[int, str]:
@@ -259,69 +193,18 @@ def events_at(conn: Connection, kiosk_id: int, game: int, seqs: list[int]) -> di
     return {seq: event for seq, event in conn.execute(q)}
 
 
-def bind_games(conn: Connection, rows: list[dict[str, Any]]) -> None:
-    """Binds kiosk games to meetings: rows of kiosk_id, game, meeting_id, bound_at and ns_team."""
-    if rows:
-        conn.execute(_BIND_GAMES, rows)
-
-
-_BIND_GAMES = sa.insert(kiosk_games)
-
-
-def mark_due(conn: Connection, games: list[tuple[int, int]], now: str) -> None:
-    """These (kiosk, game) pairs' results are due (their events stored), in this order, from ``now``;
-    one due already keeps its place."""
-    if games:
-        rows = [{"at_kiosk": k, "at_game": g, "since": f"{now}/{i:05d}"} for i, (k, g) in enumerate(games)]
-        conn.execute(_MARK_DUE, rows)
-
-
-_MARK_DUE = (
-    sa.update(kiosk_games)
-    .where(
-        kiosk_games.c.kiosk_id == sa.bindparam("at_kiosk"),
-        kiosk_games.c.game == sa.bindparam("at_game"),
-        kiosk_games.c.result_due.is_(None),
-    )
-    .values(result_due=sa.bindparam("since"))
-)
-
-
-def clear_due(conn: Connection, games: list[tuple[int, int]]) -> None:
-    """These (kiosk, game) pairs' results are written."""
-    if games:
-        conn.execute(_CLEAR_DUE[conn.dialect.name], _pairs(conn.dialect.name, games))
-
-
-_CLEAR_DUE = {
-    dialect: sa.update(kiosk_games).where(_pairs_in(kiosk_games, dialect)).values(result_due=None)
-    for dialect in _DIALECTS
-}
-
-
-def results_due(conn: Connection) -> list[tuple[int, int]]:
-    """Every (kiosk, game) whose result is due, in the order their games ended."""
-    c = kiosk_games.c
-    q = sa.select(c.kiosk_id, c.game).where(c.result_due.is_not(None)).order_by(c.result_due, c.kiosk_id, c.game)
-    return [(r[0], r[1]) for r in conn.execute(q)]
-
-
-def set_results(conn: Connection, results: list[tuple[int, int, int | None, str | None]]) -> None:
-    """Several kiosk games' league games and notes, as ``set_result`` each, their results no longer due:
-    (kiosk, game, league game, note)."""
-    if results:
-        c = kiosk_games.c
-        q = (
-            sa.update(kiosk_games)
-            .where(c.kiosk_id == sa.bindparam("at_kiosk"), c.game == sa.bindparam("at_game"))
-            .values(league_game=sa.bindparam("to_game"), note=sa.bindparam("to_note"), result_due=None)
-        )
-        conn.execute(q, [{"at_kiosk": k, "at_game": g, "to_game": lg, "to_note": n} for k, g, lg, n in results])
+def bind_game(conn: Connection, row: dict[str, Any]) -> None:
+    """Binds a kiosk game to a meeting: a row of kiosk_id, game, meeting_id, bound_at and ns_team."""
+    conn.execute(sa.insert(kiosk_games), row)
 
 
 def set_result(conn: Connection, kiosk_id: int, game: int, league_game: int | None, note: str | None) -> None:
-    """The league game a kiosk game became, or why it did not (``set_results`` for one)."""
-    set_results(conn, [(kiosk_id, game, league_game, note)])
+    """The league game a kiosk game became, or why it did not."""
+    conn.execute(
+        sa.update(kiosk_games)
+        .where(kiosk_games.c.kiosk_id == kiosk_id, kiosk_games.c.game == game)
+        .values(league_game=league_game, note=note)
+    )
 
 
 def add_divergence(conn: Connection, kiosk_id: int, game: int, seq: int, event: str, digest: str, now: str) -> None:
@@ -367,8 +250,8 @@ def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, An
     )
 
 
-def add_all_events(conn: Connection, rows: list[dict[str, Any]], now: str) -> None:
-    """New events of any games, each a row's columns but the time received, in one statement."""
+def add_events(conn: Connection, rows: list[dict[str, Any]], now: str) -> None:
+    """New events of a game, each a row's columns but the time received, in one statement."""
     if rows:
         conn.execute(_ADD_EVENTS, [{**r, "received_at": now} for r in rows])
 

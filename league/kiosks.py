@@ -14,7 +14,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from sqlalchemy import exc
@@ -22,14 +22,13 @@ from sqlalchemy import exc
 from engine.rules import Rules
 from league import events as ev
 from league import kiosk_store as ks
-from league import pipeline
 from league import stats_store as fs
 from league import store as st
 from league.organiser import advance_playoffs
 from league.season import LeagueRefused, read_settings
 from league.standings import TIE, A, B
-from league.stats import counted_at, game_lines, write_figures
-from league.store import Reader, Store, StoreTrouble, StoreUnreachable, Writer
+from league.stats import write_figures
+from league.store import Reader, Store, StoreTrouble, Writer
 from shared.events import GAME_STARTED, UNDONE, GameEvent
 from shared.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
 
@@ -198,243 +197,36 @@ class Kiosks:
         }
 
     def push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
-        """Stores a batch of the kiosk's events, all of it or (refused) none of it.
+        """Stores a batch of the kiosk's events and the results of the games they end, in one
+        transaction: all of it, or (refused) none of it.
 
         ``kiosk``: the kiosk, or its key, checked in the push's own transaction (401 when the key is
         not good, before the body is looked at). ``body``: the batch, or its JSON text."""
-        answer = self.push_all([(kiosk, body)])[0]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-    def push_all(self, pushes: list[tuple[Kiosk, Any]]) -> list[dict[str, Any] | Exception]:
-        """Several pushes (of any kiosks) stored in one transaction, each answered as if it came alone:
-        its answer, or the refusal (KioskRefused, LeagueRefused) that left it unwritten; the results
-        of the games they end written in the same transaction.
-
-        One commit and a few statements for the lot, rather than for each (league/ingest.py gathers
-        the pushes that arrive while the one before is being stored). A push refused once it has begun
-        to write, or one the database refuses, undoes the group's transaction, and the pushes are
-        stored again one at a time: one push's fault is its own. A database that cannot be reached
-        now (StoreUnreachable) is every push's answer."""
-        return [answer for answer, _ in self._pushes(pushes, defer=False)]
-
-    def push_events(self, pushes: list[tuple[Kiosk, Any]]) -> list[tuple[dict[str, Any] | Exception, list[Where]]]:
-        """As ``push_all``, but the results of the games the pushes end are left due (marked in the
-        same transaction, so that they are written even if the server stops now): each push's answer
-        and the (kiosk, game) pairs whose results it left due, for ``write_results``. The results'
-        statements then hold up neither the pushes' commit nor the next pushes'."""
-        return self._pushes(pushes, defer=True)
-
-    def _pushes(
-        self, pushes: list[tuple[Kiosk, Any]], defer: bool
-    ) -> list[tuple[dict[str, Any] | Exception, list[Where]]]:
-        if len(pushes) == 1:
-            return [self._alone(pushes[0], defer)]
         try:
-            return self._store(pushes, defer)
-        except StoreUnreachable:
-            raise
-        except Exception:  # whatever it was, it is found again below, on its own push
-            return [self._alone(p, defer) for p in pushes]
-
-    def _alone(
-        self, push: tuple[Kiosk, Any], defer: bool, again: bool = True
-    ) -> tuple[dict[str, Any] | Exception, list[Where]]:
-        """One push in a transaction of its own: its answer, or what stopped it."""
-        try:
-            return self._store([push], defer)[0]
-        except _Alone as e:
-            return e.refused, []
+            return self._push(kiosk, body)
         except exc.IntegrityError:
             # Another server process bound the same new game a moment before: its binding holds now.
-            if again:
-                return self._alone(push, defer, again=False)
-            return StoreTrouble("push: the game was being bound"), []
-        except Exception as e:  # the push's own answer (a 503, a 500), never another push's
-            return e, []
+            try:
+                return self._push(kiosk, body)
+            except exc.IntegrityError:
+                raise StoreTrouble("push: the game was being bound by another push: send it again") from None
 
-    def write_results(self, due: list[Where]) -> list[Where]:
-        """Writes the results of these (kiosk, game) pairs left due by ``push_events``, in the order
-        given (which decides the last place left in a meeting), each from the game as the league now
-        holds it, and clears their marks: in one transaction, or one at a time when that fails.
-        Returns those that could not be written (still due, said in the log: the game's next push, a
-        retry of its last, writes it, or the next start); a database that cannot be reached now is
-        raised."""
-        if not due:
-            return []
-        try:
-            self._results(due)
-            return []
-        except StoreUnreachable:
-            raise
-        except Exception:
-            failed = []
-            for where in dict.fromkeys(due):
-                try:
-                    self._results([where])
-                except StoreUnreachable:
-                    raise
-                except Exception:
-                    log.exception("the result of kiosk %d's game %d is not written: it stays due", *where)
-                    failed.append(where)
-            return failed
-
-    def finish_results(self) -> int:
-        """Writes every result still due (a server that stopped, or failed, between a game's events
-        and its result), in the order the games ended; how many were due. StoreTrouble when one
-        cannot be written."""
-        with self.store.read() as r:
-            due = ks.results_due(r.conn)
-        failed = self.write_results(due)
-        if failed:
-            raise StoreTrouble(f"the results of {len(failed)} kiosk game(s) cannot be written now")
-        return len(due)
-
-    def _results(self, due: list[Where]) -> None:
-        wanted = sorted(set(due))  # locked in one order, as the pushes lock them
-        with self.store.write() as w:  # the league's lock first: the meetings and settings hold till the end
-            bound, last = ks.bound_with_last(w.conn, wanted)
-            ended = [
-                (b, self.folds.at(w.conn, where[0], where[1], last.get(where, 0)).state)
-                for where in dict.fromkeys(due)
-                # Not written meanwhile (by another server process, or a start's sweep):
-                if (b := bound.get(where)) is not None and b["result_due"]
-            ]
-            ks.clear_due(w.conn, self._write_ended(w, ended))
-            changed = w.appended
-        self.folds.forget(wanted)  # written, or by another process meanwhile
-        if changed:
-            self._tell({None})  # a result changes the standings every venue's board shows
-
-    def results_written(self) -> None:
-        """Results were written by another process (league/results_process.py): this process's boards
-        are told, as ``write_results`` tells them of its own."""
-        self._tell({None})
-
-    def _write_ended(self, w: Writer, ended: list[tuple[dict[str, Any], GameState | None]]) -> list[Where]:
-        """The results of these kiosk games (their bindings, and their states as the league holds them),
-        in order: new round-robin games together (``_new_results``), any other by itself, those before
-        it first. Returns the games written by themselves (``_new_results`` clears its games' marks)."""
-        meetings = w.meetings_with_settings(sorted({b["meeting_id"] for b, _ in ended}))
-        alone: list[Where] = []
-        together: list[tuple[dict[str, Any], GameState]] = []
-        for b, state in ended:
-            if state is not None and _new_round_robin_game(b, state, meetings[b["meeting_id"]]):
-                together.append((b, state))
-                continue
-            self._new_results(w, together, meetings, last=False)  # those before it first: the order decides
-            together = []
-            self._write_result(w, {"id": b["kiosk_id"]}, b, state)
-            alone.append((b["kiosk_id"], b["game"]))
-        self._new_results(w, together, meetings, last=True)
-        return alone
-
-    def _new_results(
-        self,
-        w: Writer,
-        together: list[tuple[dict[str, Any], GameState]],
-        meetings: dict[int, dict[str, Any]],
-        last: bool,
-    ) -> None:
-        """New round-robin games' results, as ``_record_result`` and ``write_figures`` would write them
-        one after another, in a statement or two each for all (their meetings' games read in one; the
-        events, games, totals, notes and figures written in one each). ``last``: the transaction only
-        writes after them (its callers clear marks and commit), so their writes go together
-        (``Writer.send_the_rest``): all that is read is read first."""
-        if not together:
-            return
-        w.lock_league()  # before reading the meetings' games: the counts and numbers must hold when written
-        meeting_ids = sorted({b["meeting_id"] for b, _ in together})
-        teams = sorted(
-            {t for i in meeting_ids for t in (meetings[i]["team_a"], meetings[i]["team_b"]) if t is not None}
-        )
-        # All that is read, in one round trip: the sums of every team whose game this is (more than
-        # the counted games change), so that the writes can go together after.
-        played, rosters, next_game, held = pipeline.together(
-            w.conn, st.games_of(meeting_ids), fs.rosters_of(teams), st.next_id(st.games), fs.sums_of(teams)
-        )
-        new: list[tuple[dict[str, Any], tuple[int, int]]] = []
-        results: list[tuple[int, int, int | None, str | None]] = []
-        figures: list[tuple[int, list[dict[str, Any]], fs.NewGame]] = []
-        for b, state in together:
-            m = meetings[b["meeting_id"]]
-            settings = read_settings(json.loads(m["season_settings"]))
-            points_a, points_b, outcome, note = _figures(state, settings.rules, b, m)
-            theirs = played.setdefault(m["id"], [])
-            full = _no_room(m["id"], theirs, outcome, settings.games_per_meeting)
-            if full is not None:
-                results.append((b["kiosk_id"], b["game"], None, full))
-                continue
-            g = {"id": next_game, "meeting_id": m["id"], "number": _next_number(theirs)}
-            next_game += 1
-            figured = {"points_a": points_a, "points_b": points_b, "outcome": outcome, "note": note}
-            new.append(({**_who(g, {"id": b["kiosk_id"]}, b), **figured}, (m["team_a"], m["team_b"])))
-            theirs.append({**g, "outcome": outcome})
-            results.append((b["kiosk_id"], b["game"], g["id"], note))
-            pair = (m["team_a"], m["team_b"])
-            lines = game_lines(state, b["ns_team"], pair, rosters) if counted_at(state, b["ns_team"], pair) else []
-            figures.append((g["id"], lines, fs.NewGame(outcome, m["team_a"], m["team_b"])))
-        if last:
-            w.send_the_rest()
-        w.append_new_games(new)
-        ks.set_results(w.conn, results)
-        fs.add_games(w.conn, figures, held)
-
-    def _store(
-        self, pushes: list[tuple[Kiosk, Any]], defer: bool
-    ) -> list[tuple[dict[str, Any] | Exception, list[Where]]]:
-        """One transaction: the keys read in one statement, the games' bindings locked in another,
-        their last seqs in a third, every new event written in a fourth (and, ``defer``, the ended
-        games' results marked due in a fifth, instead of written).
-
-        Pushes of different games go on side by side with another server process's: each game's
-        binding is locked (PostgreSQL's row locks, taken in one order), and the league's lock only
-        when a result is written into the standings."""
+    def _push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
         now = _stamp(self.clock())
-        answers: list[dict[str, Any] | Exception] = []
-        theirs: list[list[Where]] = []
-        boards: set[int | None] = set()
+        folded: list[tuple[Where, Folding]] = []
         with self.store.write(league_lock=False) as w:
-            keys = [k for k, _ in pushes if isinstance(k, str) and k]
-            known = ks.kiosks_by_hash(w.conn, [digest(k) for k in keys]) if keys else {}
-            ready: list[tuple[int, dict[str, Any], list[Pushed]]] = []
-            for i, (kiosk, body) in enumerate(pushes):
-                try:  # refusals before anything is written answer this push alone
-                    k = kiosk if isinstance(kiosk, dict) else _known(known, kiosk)
-                    ready.append((i, k, _read_batch(_loads(body) if isinstance(body, (bytes, str)) else body)))
-                    answers.append({})
-                except KioskRefused as e:
-                    answers.append(e)
-                theirs.append([])
-            group = _Group.read(w, [(k["id"], pushed) for _, k, batch in ready for pushed in batch])
-            for i, k, batch in ready:
-                try:
-                    games = [self._push_game(w, k, pushed, now, group) for pushed in batch]
-                except (KioskRefused, LeagueRefused) as e:
-                    raise _Alone(e) from e  # some of the transaction may be written: undone, and alone
-                answers[i] = {"games": games}
-                theirs[i] = [(k["id"], p.game) for p in batch if (k["id"], p.game) in group.ended]
-                if any(g["stored"] for g in games):
-                    boards.add(k["venue_id"])
-            if defer:  # nothing more is read: the events and marks go with the commit
-                w.send_the_rest()
-            group.write(w.conn, now)
-            if defer:
-                ks.mark_due(w.conn, list(group.ended), now)
-            else:
-                # Last, so that the league's lock (a result's standings) is held from here to the commit
-                # only; in the order the games ended, which decides the last place left in a meeting.
-                try:
-                    alone = self._write_ended(w, [(b, folding.state) for _, b, folding in group.ended.values()])
-                except (KioskRefused, LeagueRefused) as e:
-                    raise _Alone(e) from e
-                ks.clear_due(w.conn, [where for where in alone if group.ended[where][1]["result_due"]])
-                if w.appended:
-                    boards = {None}  # a result changes the standings every venue's board shows
-        self.folds.keep(list(group.folded.items()))  # only once the pushes are stored
-        self._tell(boards)
-        return list(zip(answers, theirs, strict=True))
+            k = kiosk if isinstance(kiosk, dict) else _kiosk_for_key(w, kiosk)
+            batch = _read_batch(_loads(body) if isinstance(body, (bytes, str)) else body)
+            # Each game's binding locked in one order, so two pushes of the same kiosk take turns.
+            bound, last = ks.games_locked(w.conn, k["id"], sorted(p.game for p in batch))
+            games = [self._push_game(w, k, p, bound.get(p.game), last.get(p.game, 0), now, folded) for p in batch]
+            results = w.appended > 0
+        self.folds.keep(folded)  # only once the push is stored
+        if results:
+            self._tell({None})  # a result changes the standings every venue's board shows
+        elif any(g["stored"] for g in games):
+            self._tell({k["venue_id"]})
+        return {"games": games}
 
     def _write_result(self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None) -> None:
         bound["league_game"], new = self._record_result(w, kiosk, bound, state)
@@ -490,21 +282,31 @@ class Kiosks:
                 "divergences": [{**d, "event": json.loads(d["event"])} for d in ks.divergences(r.conn)],
             }
 
-    def _push_game(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str, group: _Group) -> dict[str, Any]:
+    def _push_game(
+        self,
+        w: Writer,
+        kiosk: dict[str, Any],
+        pushed: Pushed,
+        bound: dict[str, Any] | None,
+        last: int,
+        now: str,
+        folded: list[tuple[Where, Folding]],
+    ) -> dict[str, Any]:
+        """One game's part of a push: its new events stored (each folded, or set aside with why), and
+        its result written when the game has ended (or, written before, changed by a correction)."""
         game, where = pushed.game, (kiosk["id"], pushed.game)
-        bound = group.bound.get(where)
         if bound is None:
-            bound = group.bound[where] = self._bind(w, kiosk, pushed, now, group)
+            bound = self._bind(w, kiosk, pushed, now)
         elif pushed.meeting is not None and pushed.meeting != bound["meeting_id"]:
             raise KioskRefused(f"game {game} is played for meeting {bound['meeting_id']}, not {pushed.meeting}", 409)
         elif pushed.sides is not None and bound["ns_team"] is not None and pushed.sides["NS"] != bound["ns_team"]:
             raise KioskRefused(f"game {game}: team {bound['ns_team']} sits NS, as its first push said", 409)
-        last = group.last.get(where, 0)
         events = sorted(pushed.events, key=lambda x: x.seq)
         again = [e.seq for e in events if e.seq <= last]
-        held = group.held(w.conn, where, again, now) if again else {}
+        held = ks.events_at(w.conn, kiosk["id"], game, again) if again else {}
         expected = last + 1
-        fresh, duplicates, quarantined, diverged, resend = 0, 0, [], [], None
+        rows: list[dict[str, Any]] = []
+        duplicates, quarantined, diverged, resend = 0, [], [], None
         folding: Folding | None = None
         for e in events:
             text = _text(e)
@@ -523,47 +325,50 @@ class Kiosks:
                 resend = expected  # a gap: nothing after it is stored until the missing ones come
                 break
             if folding is None:
-                folding = group.folding(w.conn, self.folds, where, last)
+                folding = self.folds.at(w.conn, kiosk["id"], game, last)
             why = folding.add(e)
             folding.last = e.seq
             if why is not None:
                 quarantined.append({"seq": e.seq, "why": why})
-            group.rows.append(group.row(where, e.seq, text, why))
-            fresh += 1
+            rows.append({"kiosk_id": kiosk["id"], "game": game, "seq": e.seq, "event": text, "quarantined": why})
             expected += 1
-        group.last[where] = expected - 1
-        ended = folding is not None and folding.state is not None and folding.state.status != OPEN
-        if folding is not None and (ended or bound["league_game"] is not None):
-            group.ended[where] = (kiosk, bound, folding)
-        elif bound.get("result_due") and where not in group.ended:
-            # Its result was left due (the server failed, or stopped, before writing it): this push,
-            # the kiosk's retry of its last, writes it now.
-            group.ended[where] = (kiosk, bound, folding or group.folding(w.conn, self.folds, where, expected - 1))
+        ks.add_events(w.conn, rows, now)
+        if folding is not None:
+            folded.append((where, folding))
+            ended = folding.state is not None and folding.state.status != OPEN
+            if ended or bound["league_game"] is not None:
+                self._write_result(w, kiosk, bound, folding.state)
         return {
             "game": game,
             "meeting": bound["meeting_id"],
             "acked": expected - 1,
-            "stored": fresh,
+            "stored": len(rows),
             "duplicates": duplicates,
             "quarantined": quarantined,
             "diverged": diverged,
             "resend_from": resend,
         }
 
-    def _bind(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str, group: _Group) -> dict[str, Any]:
-        """A game's first push: the meeting it is played for, at this kiosk's venue, and who sits NS
-        (written with the group's events)."""
+    def _bind(self, w: Writer, kiosk: dict[str, Any], pushed: Pushed, now: str) -> dict[str, Any]:
+        """A game's first push: the meeting it is played for, at this kiosk's venue, and who sits NS."""
         game, meeting = pushed.game, pushed.meeting
         if meeting is None:
             raise KioskRefused(f"game {game}: its first push names the meeting it is played for", 422)
-        m = group.meetings.get(meeting)
+        m = w.meeting_with_settings(meeting)
         # The same answer whether the meeting is elsewhere or does not exist: nothing to learn.
         if m is None or m["venue_id"] != kiosk["venue_id"]:
             raise KioskRefused(f"game {game}: meeting {meeting} is not at this kiosk's venue", 403)
         if m["team_b"] is None or m["forfeit_team"] is not None:
             raise KioskRefused(f"game {game}: meeting {meeting} has no games to play (a bye or a forfeit)", 409)
-        ns_team = _ns_team(m, pushed)
-        return group.bind(kiosk["id"], game, meeting, ns_team, now)
+        row = {
+            "kiosk_id": kiosk["id"],
+            "game": game,
+            "meeting_id": meeting,
+            "bound_at": now,
+            "ns_team": _ns_team(m, pushed),
+        }
+        ks.bind_game(w.conn, row)  # before its events: an event names its game's binding
+        return {**row, "league_game": None, "note": None}
 
     def _record_result(
         self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None
@@ -636,90 +441,6 @@ def _loads(body: bytes | str) -> Any:
     return data
 
 
-class _Alone(Exception):
-    """A push of a group refused once the group's transaction had begun to write: the group is undone
-    and its pushes stored one at a time, so that this refusal is this push's alone."""
-
-    def __init__(self, refused: KioskRefused | LeagueRefused) -> None:
-        super().__init__(str(refused))
-        self.refused = refused
-
-
-def _known(known: dict[str, dict[str, Any]], key: Kiosk) -> dict[str, Any]:
-    """The kiosk of a key among those read for a group (401 when it is not good)."""
-    k = known.get(digest(key)) if isinstance(key, str) and key else None
-    if k is None:
-        _kiosk_for_key_refused(key)
-    assert k is not None
-    return k
-
-
-@dataclass
-class _Group:
-    """What one transaction of pushes knows of their games: read in a statement each before the first
-    push, kept up to date as each push is stored, and the new events written together at the end."""
-
-    bound: dict[tuple[int, int], dict[str, Any]]
-    last: dict[tuple[int, int], int]
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    folded: dict[tuple[int, int], Folding] = field(default_factory=dict)
-    ended: dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any], Folding]] = field(default_factory=dict)
-    meetings: dict[int, dict[str, Any]] = field(default_factory=dict)  # those the group's new games name
-    bindings: list[dict[str, Any]] = field(default_factory=list)  # new games' bindings, not yet written
-
-    @classmethod
-    def read(cls, w: Writer, pushed: list[tuple[int, Pushed]]) -> _Group:
-        """What the group's games (kiosk, its game's part of a push) need: their bindings locked, their
-        last seqs, and the meetings that the games not bound yet name, in a statement each for them all,
-        sent together (league/pipeline.py)."""
-        # Locked in one order: no two processes wait on each other.
-        wanted = sorted({(kiosk, p.game) for kiosk, p in pushed})
-        # With the bindings, in the same round trip: the meetings of the games that begin in this group
-        # (their first event is here), which are those not bound yet but for a game whose first push
-        # was lost; that one's meeting is read after.
-        beginning = {p.meeting for _, p in pushed if p.meeting is not None and p.events and p.events[0].seq == 1}
-        dialect = w.conn.dialect.name
-        bound, last, meetings = pipeline.together(
-            w.conn,
-            ks.bindings_locked(dialect, wanted),
-            ks.last_seqs(dialect, wanted),
-            st.meetings_named(sorted(beginning)),
-        )
-        group = cls(bound, last, meetings=meetings)
-        named = {p.meeting for kiosk, p in pushed if (kiosk, p.game) not in bound and p.meeting is not None}
-        if named - meetings.keys():
-            group.meetings.update(w.meetings_with_settings(sorted(named - meetings.keys())))
-        return group
-
-    def bind(self, kiosk: int, game: int, meeting: int, ns_team: int | None, now: str) -> dict[str, Any]:
-        """A new game's binding, as it will be written (with the group's events, before them)."""
-        row = {"kiosk_id": kiosk, "game": game, "meeting_id": meeting, "bound_at": now, "ns_team": ns_team}
-        self.bindings.append(row)
-        return {**row, "league_game": None, "note": None, "result_due": None}
-
-    @staticmethod
-    def row(where: tuple[int, int], seq: int, text: str, why: str | None) -> dict[str, Any]:
-        return {"kiosk_id": where[0], "game": where[1], "seq": seq, "event": text, "quarantined": why}
-
-    def folding(self, conn: Any, cache: FoldCache, where: tuple[int, int], last: int) -> Folding:
-        """The game folded up to ``last``: as an earlier push of this group left it, or from the cache or
-        the database."""
-        folding = self.folded.get(where)
-        if folding is None or folding.last != last:
-            folding = self.folded[where] = cache.at(conn, where[0], where[1], last)
-        return folding
-
-    def held(self, conn: Any, where: tuple[int, int], seqs: list[int], now: str) -> dict[int, str]:
-        """The events the league holds at these seqs of a game (this group's written first)."""
-        self.write(conn, now)
-        return ks.events_at(conn, where[0], where[1], seqs)
-
-    def write(self, conn: Any, now: str) -> None:
-        ks.bind_games(conn, self.bindings)  # first: an event names its game's binding
-        ks.add_all_events(conn, self.rows, now)
-        self.rows, self.bindings = [], []
-
-
 @dataclass(frozen=True)
 class Pushed:
     """One game's part of a push, checked."""
@@ -781,13 +502,6 @@ def _no_room(meeting: int, played: list[dict[str, Any]], outcome: str | None, ga
 def _next_number(played: list[dict[str, Any]]) -> int:
     """The number of a meeting's next game."""
     return max((g["number"] for g in played), default=0) + 1
-
-
-def _new_round_robin_game(bound: dict[str, Any], state: GameState, m: dict[str, Any]) -> bool:
-    """Whether a kiosk game's result is a new game at a round-robin meeting (written with others by
-    ``_new_results``); anything else (a game written before, a playoff match, a game in play again) is
-    written by itself."""
-    return bound["league_game"] is None and state.status != OPEN and m["stage"] != st.PLAYOFFS
 
 
 def _outcome(state: GameState, season_rules: Rules, ns_is_a: bool) -> tuple[str | None, str | None]:
@@ -869,29 +583,14 @@ class FoldCache:
             return Folding([], None, 0)  # nothing held of it yet: nothing to read
         return Folding.of(ks.applied_events(conn, kiosk, game), last)
 
-    def kept(self, kiosk: int, game: int) -> Folding | None:
-        """The game as last kept here, if it is (for another process to fold no more than it must)."""
-        with self._lock:
-            return self._kept.get((kiosk, game))
-
     def keep(self, folded: list[tuple[tuple[int, int], Folding]]) -> None:
         """Keeps a stored push's games (the least recently pushed go when there are too many)."""
         with self._lock:
             for key, folding in folded:
-                if folding.last < 0:
-                    continue  # nothing new was folded: what is kept (if anything) still holds
                 self._kept[key] = folding
                 self._kept.move_to_end(key)
             while len(self._kept) > self.most:
                 self._kept.popitem(last=False)
-
-    def forget(self, ended: list[Where]) -> None:
-        """Lets go of games whose results are written: a game that has ended is not pushed again (a
-        late correction is folded from the database), and what a busy night's ended games would hold
-        here is what makes the collector of cyclic garbage pause the longest (``./run bench league``)."""
-        with self._lock:
-            for where in ended:
-                self._kept.pop(where, None)
 
 
 _EVENT_FIELDS = tuple(f.name for f in fields(GameEvent))

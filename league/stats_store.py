@@ -19,7 +19,6 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from league.kiosk_store import kiosk_games
-from league.pipeline import Read, together
 from league.tables import divisions, games, meetings, metadata, teams
 from shared.stats import HAND_FIGURES
 
@@ -77,18 +76,11 @@ def _counted(new: list[tuple[int, list[dict[str, Any]], NewGame]]) -> list[tuple
 
 
 def sums_of_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]]) -> Sums:
-    """The sums that these new games (as ``add_games`` takes them) add to, as held now: read before
-    any of them is written, so that the writes can go together (``Writer.send_the_rest``)."""
+    """The sums that these new games (as ``add_games`` takes them) add to, as held now."""
     teams = sorted({t for _, r in _counted(new) for t in (r.team_a, r.team_b) if t is not None})
-    return together(conn, sums_of(teams))[0]  # none counting for anybody: no sum changes, nothing read
-
-
-def sums_of(teams: Sequence[int]) -> Read[Sums]:
-    """These teams' sums as held now, by (team, player): what ``sums_of_games`` reads, for any teams
-    (more than a batch's counted games change is no harm), as a read that may go with others."""
-    return Read(
-        _SUMS_OF_TEAMS, {"teams": list(teams)}, lambda rows: {(r["team_id"], r["player"]): r for r in rows}, bool(teams)
-    )
+    if not teams:
+        return {}  # none counting for anybody: no sum changes, nothing read
+    return {(r.team_id, r.player): dict(r._mapping) for r in conn.execute(_SUMS_OF_TEAMS, {"teams": teams})}
 
 
 def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]], held: Sums | None = None) -> None:
@@ -96,7 +88,7 @@ def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGa
     them, without summing again every game they played; each (game, its lines, its result as just
     written). Only for games new to the sums (no lines yet, their results just written); any other
     change sums again (``replace_game``). A few statements for all, whatever their number; ``held``:
-    their sums as ``sums_of_games`` read them, or read here."""
+    their sums as ``sums_of_games`` reads them, or read here."""
     if held is None:
         held = sums_of_games(conn, new)
     rows = [{**x, "game_id": game} for game, lines, _ in new for x in lines]
@@ -246,14 +238,9 @@ def meeting_teams(conn: Connection, meeting: int) -> tuple[int, int | None] | No
 
 def rosters(conn: Connection, ids: Sequence[int]) -> dict[int, list[str]]:
     """Teams by id: their players and substitutes as stored (JSON texts)."""
-    return together(conn, rosters_of(ids))[0]
-
-
-def rosters_of(ids: Sequence[int]) -> Read[dict[int, list[str]]]:
-    """``rosters`` as a read that may go with others (league/pipeline.py)."""
-    return Read(
-        _ROSTERS, {"ids": list(ids)}, lambda rows: {r["id"]: [r["players"], r["substitutes"]] for r in rows}, bool(ids)
-    )
+    if not ids:
+        return {}
+    return {r.id: [r.players, r.substitutes] for r in conn.execute(_ROSTERS, {"ids": list(ids)})}
 
 
 _ROSTERS = sa.select(teams.c.id, teams.c.players, teams.c.substitutes).where(

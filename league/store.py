@@ -25,9 +25,7 @@ from sqlalchemy import exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
 from league import events as ev
-from league import pipeline
 from league.events import LeagueEvent
-from league.pipeline import Read
 from league.stats_store import sum_game, sum_teams
 from league.tables import (
     PLAYOFFS,
@@ -126,7 +124,6 @@ def _engine(url: URL) -> Engine:
             except Exception as e:  # psycopg.OperationalError and kin: the connection is gone
                 raise exc.DisconnectionError(str(e)) from e
 
-    pipeline.listen(engine)
     return engine
 
 
@@ -158,11 +155,6 @@ _MEETINGS_WITH_SETTINGS = (
     .outerjoin(_TEAM_B, _TEAM_B.c.id == meetings.c.team_b)
     .where(meetings.c.id.in_(sa.bindparam("ids", expanding=True)))
 )
-_GAMES_OF_MEETINGS = (  # a batch of results reads it
-    sa.select(games)
-    .where(games.c.meeting_id.in_(sa.bindparam("ids", expanding=True)))
-    .order_by(games.c.meeting_id, games.c.number)
-)
 
 
 @functools.cache
@@ -170,29 +162,6 @@ def _largest_id(table: sa.Table) -> sa.Select[Any]:
     """A table's largest id (0 when empty), the statement built once a table: built afresh, each left a
     cycle of objects for the collector of cyclic garbage to find (``./run bench league``)."""
     return sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0).label("largest"))
-
-
-# Reads that may go together (league/pipeline.py): a batch of results sends several at once.
-def meetings_named(ids: Sequence[int]) -> Read[dict[int, dict[str, Any]]]:
-    """These meetings as ``Reader.meeting`` gives each, with their seasons' settings, by id."""
-    return Read(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)}, lambda rows: {r["id"]: r for r in rows}, bool(ids))
-
-
-def games_of(ids: Sequence[int]) -> Read[dict[int, list[dict[str, Any]]]]:
-    """Each of these meetings' games, in order (a meeting with none: absent)."""
-    return Read(_GAMES_OF_MEETINGS, {"ids": list(ids)}, _by_meeting, bool(ids))
-
-
-def _by_meeting(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
-    out: dict[int, list[dict[str, Any]]] = {}
-    for g in rows:
-        out.setdefault(g["meeting_id"], []).append(g)
-    return out
-
-
-def next_id(table: sa.Table) -> Read[int]:
-    """The id a new row of ``table`` takes (in a write, under the league's lock)."""
-    return Read(_largest_id(table), None, lambda rows: int(rows[0]["largest"]) + 1)
 
 
 class Reader:
@@ -256,7 +225,9 @@ class Reader:
     def meetings_with_settings(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``) and their
         teams' names (``team_a_name``, ``team_b_name``: a push's new game is told its sides by them), by id."""
-        return pipeline.together(self.conn, meetings_named(ids))[0]
+        if not ids:
+            return {}
+        return {r["id"]: r for r in self._all(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)})}
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
         """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
@@ -273,10 +244,6 @@ class Reader:
 
     def games(self, meeting: int) -> list[dict[str, Any]]:
         return self._all(sa.select(games).where(games.c.meeting_id == meeting).order_by(games.c.number))
-
-    def games_of_meetings(self, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-        """Each meeting's games, as ``games`` gives them, in one read (a meeting with none: absent)."""
-        return pipeline.together(self.conn, games_of(ids))[0]
 
     def division_games(self, division: int, stage: str | None = None) -> list[dict[str, Any]]:
         """Every game of the division (of one stage, if given) with its meeting's teams."""
@@ -344,7 +311,7 @@ class Reader:
         ]
 
     def next_id(self, table: sa.Table) -> int:
-        return pipeline.together(self.conn, next_id(table))[0]
+        return int(self.conn.execute(_largest_id(table)).scalar_one()) + 1
 
 
 class Writer(Reader):
@@ -353,46 +320,16 @@ class Writer(Reader):
     locked = False
     appended = 0  # league events appended in this transaction
 
-    def send_the_rest(self) -> None:
-        """PostgreSQL: the rest of the transaction's statements go without waiting for each one's answer
-        (league/pipeline.py), and their answers come back together with the commit's: one round trip
-        for the lot rather than one each, which under load is most of a write's time. Only for
-        statements whose rows are not read; a refusal of any of them comes at the commit, as the same
-        error. SQLite, in the same process, has no round trips to save."""
-        pipeline.send_the_rest(self.conn)
-
     def lock_league(self) -> None:
         """The league's write lock, for the rest of the transaction: ids are the next free number, so
-        a writer waits for the one before it (SQLite's BEGIN IMMEDIATE holds it from the start). Sent
-        with the next statement that waits for its answer."""
+        a writer waits for the one before it (SQLite's BEGIN IMMEDIATE holds it from the start)."""
         if not self.locked and self.conn.dialect.name == "postgresql":
-            with pipeline.unanswered(self.conn):
-                self.conn.execute(_LOCK_LEAGUE)
+            self.conn.execute(_LOCK_LEAGUE)
         self.locked = True
 
     def next_id(self, table: sa.Table) -> int:
         self.lock_league()
         return super().next_id(table)
-
-    def append_new_games(self, played: list[tuple[dict[str, Any], tuple[int, int]]]) -> None:
-        """Several ``game_played`` events, each of a game new to the league at a round-robin meeting
-        whose teams (a, b) are given: stored and written as ``append`` would one after another, in three
-        statements for all (the events, the games, the teams' totals)."""
-        if not played:
-            return
-        self.lock_league()
-        self.appended += len(played)
-        at = _now()
-        self.conn.execute(
-            _ADD_EVENTS,
-            [{"at": at, "kind": ev.GAME_PLAYED, "payload": json.dumps(p, sort_keys=True)} for p, _ in played],
-        )
-        self.conn.execute(sa.insert(games), [_played_row(p) for p, _ in played])
-        added = [
-            row for p, (a, b) in played for row in _game_totals(a, b, p["points_a"], p["points_b"], p["outcome"], 1)
-        ]
-        if added:
-            self.conn.execute(_ADD_TOTALS, added)
 
     def append(self, kind: str, payload: dict[str, Any]) -> LeagueEvent:
         """Stores the event and writes what follows from it, both or neither."""
@@ -411,9 +348,6 @@ class Writer(Reader):
 
 
 _LOCK_LEAGUE = sa.text("LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE")
-# Inline: the ids are not read back (one event alone would otherwise ask for its id with RETURNING,
-# a read that cannot go with the writes of Writer.send_the_rest).
-_ADD_EVENTS = sa.insert(events).inline()
 
 
 def _apply(conn: Connection, kind: str, p: dict[str, Any], *, sums: bool = True) -> None:
@@ -713,18 +647,12 @@ class Store:
     def write(self, league_lock: bool = True) -> Iterator[Writer]:
         """One transaction that appends events; organiser actions run one at a time. Without
         ``league_lock`` (a kiosk's push, which mostly writes its own game's rows), the league's lock
-        is taken only if the transaction comes to append a league event or read the next id. On
-        PostgreSQL, in pipeline mode (league/pipeline.py), with the BEGIN and the COMMIT sent by the
-        store: so the driver is told to leave transactions alone (autocommit)."""
-        postgresql = self.dialect == "postgresql"
+        is taken only if the transaction comes to append a league event or read the next id."""
         with (
             self._writers,
             self._trouble(),
-            self.engine.connect().execution_options(
-                writing=True, **({"isolation_level": "AUTOCOMMIT"} if postgresql else {})
-            ) as conn,
+            self.engine.connect().execution_options(writing=True) as conn,
             conn.begin(),
-            pipeline.transaction(conn) if postgresql else nullcontext(),
         ):
             w = Writer(conn)
             if league_lock:

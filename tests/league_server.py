@@ -55,9 +55,8 @@ class LeagueServer:
     """``clabber league serve`` on one port of 127.0.0.1 that a test can stop, kill and start again
     (the same port: the kiosk's link stays right)."""
 
-    def __init__(self, db: str, port: int | None = None, workers: int = 1) -> None:
+    def __init__(self, db: str, port: int | None = None) -> None:
         self.db = db
-        self.workers = workers
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tempfile.TemporaryFile()  # noqa: SIM115  (its words; never a pipe a chatty server could fill)
@@ -75,8 +74,6 @@ class LeagueServer:
                 "serve",
                 "--port",
                 str(self.port),
-                "--workers",
-                str(self.workers),
             ],
             stdout=subprocess.DEVNULL,
             stderr=self.log,
@@ -118,21 +115,6 @@ class LeagueServer:
 
     def _done(self) -> None:
         self.proc = None
-
-
-def spawned(parent: int) -> list[int]:
-    """The processes ``parent`` spawned with multiprocessing (a server's worker processes, its results'
-    process), not multiprocessing's resource tracker, a child too: from /proc."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            spawn = b"spawn_main" in (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue  # ended meanwhile
-        if fields[1] == str(parent) and spawn:
-            out.append(int(stat.parent.name))
-    return out
 
 
 @contextmanager

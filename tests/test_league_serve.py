@@ -108,29 +108,3 @@ def test_enrol_code_refusals_are_one_line(league_db):
     assert _run(league_db, "enrol-code", "1", "9") == (2, "", "league: venue 'Bar 1' has tables 1 to 2, not 9\n")
     assert _run(league_db, "enrol-code", "7", "1") == (2, "", "league: there is no venue 7\n")
     assert _run(league_db, "revoke", "5") == (2, "", "league: there is no kiosk 5\n")
-
-
-def test_the_served_league_starts_with_its_collector_quiet(tmp_path):
-    """Once started, what the league server holds is left out of the collector's looks and the
-    youngest objects are looked at every 50,000 allocations (full collections of 60 to 130 ms each,
-    16 in the league bench's 8-second paced run before, stopped every push in flight). In a process
-    of its own, as the server is, so that this test's own interpreter is left as it was."""
-    import subprocess
-    import sys
-
-    program = (
-        "import gc, json\n"
-        "from starlette.testclient import TestClient\n"
-        "from league.serve import site\n"
-        "from league.store import Store\n"
-        f"store = Store({str(tmp_path / 'league.db')!r})\n"
-        "before = gc.get_threshold()[0], gc.get_freeze_count()\n"
-        "with TestClient(site(store)) as client:\n"
-        "    assert client.get('/api/v1/tonight').status_code == 401\n"
-        "    print(json.dumps([before, (gc.get_threshold()[0], gc.get_freeze_count())]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    before, after = json.loads(done.stdout)
-    assert before[0] == 700 and after[0] == 50_000
-    assert after[1] > 10_000  # the app, the modules and the pool: frozen

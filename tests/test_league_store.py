@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from league.organiser import Organiser
 from league.season import LeagueRefused
-from league.store import Store, StoreTrouble, venues
+from league.store import Store, StoreTrouble
 
 
 @pytest.fixture
@@ -131,31 +131,3 @@ def test_an_unreachable_or_unknown_database_is_one_clear_line():
     with pytest.raises(StoreTrouble) as e:
         Store("mysql://x@127.0.0.1/db")
     assert "SQLite or PostgreSQL" in str(e.value)
-
-
-def test_writes_sent_together_are_kept_whole_or_refused_whole_at_the_commit(store):
-    """``Writer.send_the_rest``: the writes after it go to PostgreSQL without waiting for each answer,
-    and come back with the commit's. A refusal among them (a second row with the same key) is the
-    same error as ever, at the commit: nothing of the transaction is kept, and the next transaction
-    on the pool's connections goes on as usual. A read after it fails at once rather than reading
-    nothing. On SQLite it changes nothing."""
-    org = Organiser(store)
-    league = org.create_league("Evansville Clabber League")
-    venue = {"league_id": league, "tables": 2}
-    with store.write() as w:
-        w.send_the_rest()
-        w.conn.execute(sa.insert(venues), [{"id": 101, "name": "Bar A", **venue}])
-        w.conn.execute(sa.insert(venues), [{"id": 102, "name": "Bar B", **venue}])
-    with pytest.raises(sa.exc.IntegrityError), store.write() as w:
-        w.send_the_rest()
-        w.conn.execute(sa.insert(venues), [{"id": 103, "name": "Bar C", **venue}])
-        w.conn.execute(sa.insert(venues), [{"id": 101, "name": "Bar A again", **venue}])
-    with store.write() as w:
-        w.send_the_rest()
-        w.conn.execute(sa.insert(venues), [{"id": 104, "name": "Bar D", **venue}])
-    with store.read() as r:
-        assert [v["name"] for v in r.venues(league)] == ["Bar A", "Bar B", "Bar D"]
-    if store.dialect == "postgresql":
-        with pytest.raises(sa.exc.ResourceClosedError), store.write() as w:
-            w.send_the_rest()
-            w.conn.execute(sa.select(venues.c.name)).all()

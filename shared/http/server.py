@@ -31,12 +31,6 @@ class _DeepQueue(socket.socket):
         super().listen(max(backlog, LISTEN_QUEUE))
 
 
-def handed(sock: socket.socket) -> socket.socket:
-    """A listening socket handed to this process by another (as a plain socket, which is what can be
-    handed over), made one whose queue stays deep again."""
-    return _DeepQueue(sock.family, sock.type, sock.proto, fileno=sock.detach())
-
-
 def listening_socket(host: str, port: int) -> socket.socket:
     """The server's socket, bound; OSError (with the reason) when the address cannot be had."""
     # IPPROTO_TCP named, not left 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
@@ -46,7 +40,6 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen()
-        sock.set_inheritable(True)
     except OSError:
         sock.close()
         raise
@@ -62,13 +55,12 @@ def bound_socket(host: str, port: int) -> socket.socket:
 
 
 def guarded_server(
-    app: Any, host: str, port: int, lifespan: Literal["on", "off"] = "on", sock: socket.socket | None = None
+    app: Any, host: str, port: int, lifespan: Literal["on", "off"] = "on"
 ) -> tuple[uvicorn.Server, socket.socket]:
-    """A uvicorn server for ``app`` with the guard's deadlines and limits, and its bound socket (``sock``
-    when given: one of several processes on one socket); ServeError when the address cannot be had.
-    The result pages and the league share it."""
+    """A uvicorn server for ``app`` with the guard's deadlines and limits, and its bound socket;
+    ServeError when the address cannot be had. The result pages and the league share it."""
     guard = Guard(connection_cap(raise_file_limit()))
-    sock = sock or bound_socket(host, port)
+    sock = bound_socket(host, port)
     config = uvicorn.Config(
         app,
         log_level="warning",
