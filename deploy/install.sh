@@ -10,7 +10,9 @@
 #                                          fstab line, consoleblank=0, the login prompt on tty1)
 #   deploy/install.sh --root DIR           install into a directory tree (for testing; no apt, no services started)
 #
-# Options: --rotation 0|90|180|270 and --size WxH (first install only: written to the config),
+# Options: --parts kiosk|league|kiosk,league: what this machine runs (the kiosk by default; an upgrade
+#          keeps what was installed): the kiosk's libraries and services, the league server's, or both,
+#          --rotation 0|90|180|270 and --size WxH (first install only: written to the config),
 #          --no-apt (skip apt-get), --apt-only (only the apt step, e.g. in an image build), --usb (mount a USB stick labelled CLABBER for the nightly backups).
 set -euo pipefail
 
@@ -20,6 +22,7 @@ NO_APT=0
 USB=0
 ROTATION=""
 SIZE=""
+PARTS=""
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 
 die() { echo "install.sh: $*" >&2; exit 2; }
@@ -36,11 +39,14 @@ while [ $# -gt 0 ]; do
     --usb) USB=1 ;;
     --rotation) [ $# -ge 2 ] || die "--rotation needs 0, 90, 180 or 270"; ROTATION=$2; shift ;;
     --size) [ $# -ge 2 ] || die "--size needs WxH, e.g. 800x480"; SIZE=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --parts) [ $# -ge 2 ] || die "--parts needs kiosk, league or kiosk,league"; PARTS=$2; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
   shift
 done
+case "$PARTS" in ""|kiosk|league|kiosk,league) ;; league,kiosk) PARTS=kiosk,league ;;
+  *) die "--parts: '$PARTS' is not kiosk, league or kiosk,league" ;; esac
 case "$ROTATION" in ""|0|90|180|270) ;; *) die "--rotation: $ROTATION is not 0, 90, 180 or 270" ;; esac
 WIDTH=""
 HEIGHT=""
@@ -67,9 +73,14 @@ VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' "$SRC/pyproject.toml")
 # What install did that is not its own files, so that --purge can undo it (kept until then).
 UNDO=$ETC/.installer-changes
 # libgl1: Kivy's wheel links libGL.so.1 and SDL opens it; no package here depends on it.
-APT_PACKAGES=(python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libgles2 libmtdev1 fonts-dejavu-core sqlite3)
+# What this machine runs: as asked, else as installed before, else the kiosk.
+if [ -z "$PARTS" ]; then PARTS=$(cat "$OPT/parts" 2>/dev/null || echo kiosk); fi
+has() { case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+APT_PACKAGES=(python3 python3-venv sqlite3)
+if has kiosk; then APT_PACKAGES+=(libegl1 libgl1 libgl1-mesa-dri libgles2 libmtdev1 fonts-dejavu-core); fi
 # Only Raspberry Pi OS has these; elsewhere (plain Debian) the installer goes on without them.
-APT_OPTIONAL=(python3-lgpio)
+APT_OPTIONAL=()
+if has kiosk; then APT_OPTIONAL+=(python3-lgpio); fi
 
 systemctl_() {
   if [ "$LIVE" = 1 ]; then systemctl "$@"; else systemctl --root="$ROOT" "$@"; fi
@@ -129,7 +140,18 @@ source_hash() {
   # checkouts with the same hash install the same thing, whatever their version number says.
   (cd "$SRC" && find engine shared kiosk league -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 |
     LC_ALL=C sort -z | xargs -0 sha256sum
-   sha256sum pyproject.toml README.md requirements.lock deploy/lgpio.lock) | sha256sum | cut -c1-12
+   sha256sum pyproject.toml README.md requirements.lock deploy/lgpio.lock deploy/*.packages
+   echo "$PARTS") | sha256sum | cut -c1-12
+}
+
+parts_lock() {
+  # The lock's entries of the packages the chosen parts install (deploy/parts.py lists them).
+  local part name
+  for part in ${PARTS//,/ }; do grep -v '^#' "$SRC/deploy/$part.packages"; done | sort -u |
+    while IFS= read -r name; do
+      [ -n "$(lock_entry "$name" "$SRC/requirements.lock")" ] || die "$name (deploy/*.packages) is not in requirements.lock"
+      lock_entry "$name" "$SRC/requirements.lock"
+    done
 }
 
 pip_() { "$@" --disable-pip-version-check --no-input; }
@@ -176,11 +198,12 @@ install_venv() {
     # The package is built from a copy of exactly what source_hash hashed (no stale build/ folder).
     (cd "$SRC" && find engine shared kiosk league -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 |
       tar --null -T - -cf - pyproject.toml README.md) | tar -C "$build" -xf - && mkdir -p "$build/wheel"
+    parts_lock > "$build/parts.lock" || die "cannot take the packages of $PARTS from requirements.lock"
     # Every file pip fetches must match a hash in the lock: pip itself first, then the
     # dependencies, then this package (built offline with the locked setuptools) without deps.
     if ! { pip_ "$venv/bin/python" -m pip install --require-hashes --no-deps \
              -r <(lock_entry pip "$SRC/requirements.lock") &&
-           pip_ "$venv/bin/python" -m pip install --require-hashes --only-binary=:all: -r "$SRC/requirements.lock" &&
+           pip_ "$venv/bin/python" -m pip install --require-hashes --only-binary=:all: -r "$build/parts.lock" &&
            pip_ "$venv/bin/python" -m pip wheel --no-deps --no-build-isolation --no-index -w "$build/wheel" "$build" &&
            pip_ "$venv/bin/python" -m pip install --no-deps --no-index "$build"/wheel/*.whl &&
            "$venv/bin/clabber" --version
@@ -190,7 +213,7 @@ install_venv() {
       die "installing the Python packages failed (log: $log); the running version is untouched"
     fi
     rm -rf "$build"
-    install_lgpio "$venv"
+    if has kiosk; then install_lgpio "$venv"; fi
     echo "$hash" > "$stamp"
   fi
   install -m 0644 "$SRC/README.md" "$OPT/README.md"
@@ -235,13 +258,22 @@ install_config() {
   mv "$tmp" "$ETC/config.toml"
 }
 
+KIOSK_SERVICES=(clabber-kiosk.service clabber-web.service clabber-sync.service clabber-backup.timer)
+LEAGUE_SERVICES=(clabber-league.service)
+
 install_units() {
+  # Each part's units (the league's: clabber-league*), the others' taken away (a part no longer installed).
   install -d -m 0755 "$UNITS"
+  local unit name enabled=()
   for unit in "$SRC"/systemd/*.service "$SRC"/systemd/*.timer; do
-    install -m 0644 "$unit" "$UNITS/$(basename "$unit")"
+    name=$(basename "$unit")
+    case "$name" in clabber-league*) has league ;; *) has kiosk ;; esac || { rm -f "$UNITS/$name"; continue; }
+    install -m 0644 "$unit" "$UNITS/$name"
   done
-  systemctl_ enable clabber-kiosk.service clabber-web.service clabber-sync.service clabber-backup.timer >/dev/null 2>&1
-  say "services enabled: clabber-kiosk, clabber-web, clabber-sync, clabber-backup.timer"
+  if has kiosk; then enabled+=("${KIOSK_SERVICES[@]}"); else systemctl_ disable "${KIOSK_SERVICES[@]}" >/dev/null 2>&1 || true; fi
+  if has league; then enabled+=("${LEAGUE_SERVICES[@]}"); fi
+  systemctl_ enable "${enabled[@]}" >/dev/null 2>&1
+  say "services enabled: ${enabled[*]}"
 }
 
 printer_access() {
@@ -329,8 +361,11 @@ start_services() {
     return 0
   fi
   systemctl daemon-reload
-  systemctl restart clabber-kiosk.service clabber-web.service clabber-sync.service
-  systemctl start clabber-backup.timer
+  if has kiosk; then
+    systemctl restart clabber-kiosk.service clabber-web.service clabber-sync.service
+    systemctl start clabber-backup.timer
+  fi
+  if has league; then systemctl restart clabber-league.service; fi
 }
 
 undo_system_changes() {
@@ -386,15 +421,20 @@ case "$ACTION" in
       install -d -m 0755 "$ROOT/etc"
       say "$ROOT has no etc/: created it (users, units and the config go there)"
     fi
-    install_users
+    if has kiosk; then install_users; fi
     install_venv
-    install_config
+    echo "$PARTS" > "$OPT/parts"
+    if has kiosk; then
+      install_config
+    fi
     install_units
-    printer_access
-    console_setup
-    usb_setup
+    if has kiosk; then
+      printer_access
+      console_setup
+      usb_setup
+    fi
     start_services
-    say "installed version $VERSION into ${ROOT:-/}"
+    say "installed version $VERSION ($PARTS) into ${ROOT:-/}"
     ;;
   rollback)
     [ -L "$OPT/venv.previous" ] || die "no previous version to go back to"
@@ -405,7 +445,7 @@ case "$ACTION" in
     say "now running $previous"
     ;;
   uninstall|purge)
-    for unit in clabber-kiosk.service clabber-web.service clabber-sync.service clabber-backup.timer; do
+    for unit in "${KIOSK_SERVICES[@]}" "${LEAGUE_SERVICES[@]}"; do
       if booted; then systemctl disable --now "$unit" >/dev/null 2>&1 || true
       else systemctl_ disable "$unit" >/dev/null 2>&1 || true; fi
     done

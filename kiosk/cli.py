@@ -26,6 +26,9 @@ from engine.errors import EntryError
 from engine.text import json_safe, terminal_safe
 from kiosk.league_cli import league
 
+# The kiosk's own libraries (its extra, pyproject.toml): without them this part is not installed here.
+NEEDS = ("kivy", "sqlite_utils", "gpiozero", "escpos")
+
 if TYPE_CHECKING:  # each command imports what it needs when it runs
     from kiosk.config import Config
     from kiosk.table import Table

@@ -14,6 +14,9 @@ import click
 from engine.text import terminal_safe
 from league.season import LeagueRefused
 
+# The league server's own libraries (its extra, pyproject.toml): without them this part is not installed here.
+NEEDS = ("sqlalchemy", "alembic", "psycopg", "argon2", "pygal")
+
 USAGE_ERROR, TROUBLE = 2, 3
 
 

@@ -126,7 +126,13 @@ def add_kiosk(conn: Connection, key_hash: str, venue: int, table: int, now: str)
 
 def kiosk_by_hash(conn: Connection, key_hash: str) -> dict[str, Any] | None:
     """The kiosk with this key, unless its key was revoked."""
-    return _one(conn, sa.select(kiosks).where(kiosks.c.key_hash == key_hash, kiosks.c.revoked_at.is_(None)))
+    row = conn.execute(_KIOSK_BY_HASH, {"hash": key_hash}).first()
+    return dict(row._mapping) if row is not None else None
+
+
+# Every push and request of a kiosk reads it: built once (built afresh, a statement costs its
+# construction and its cache key on every call).
+_KIOSK_BY_HASH = sa.select(kiosks).where(kiosks.c.key_hash == sa.bindparam("hash"), kiosks.c.revoked_at.is_(None))
 
 
 def kiosk(conn: Connection, id_: int) -> dict[str, Any] | None:
@@ -251,7 +257,7 @@ def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, An
 
 
 def add_events(conn: Connection, rows: list[dict[str, Any]], now: str) -> None:
-    """New events of a game, each a row's columns but the time received, in one statement."""
+    """New events of a game, each a row's columns but the time received."""
     if rows:
         conn.execute(_ADD_EVENTS, [{**r, "received_at": now} for r in rows])
 

@@ -2,11 +2,13 @@
 register their commands (the entry points in group ``clabber.commands``: a click group each, whose
 commands become ``clabber``'s); neither imports the other, and a command group both give
 (``league``: the server's commands and the kiosk's own join, status, leave and sync) is merged.
-A part that is not installed, or whose libraries are missing, is left out and named when its
-command is asked for."""
+A part that is not installed, or whose libraries are missing (its module's ``NEEDS``: a kiosk-only
+or league-only install), is left out and named when its command is asked for."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import sys
 from functools import cache
 from importlib.metadata import entry_points
@@ -22,8 +24,12 @@ def _part(name: str) -> click.Group | None:
     """The commands one installed part registers, or None when it cannot be loaded here."""
     for point in entry_points(group=GROUP, name=name):
         try:
+            needs = getattr(importlib.import_module(point.module), "NEEDS", ())
+            # Looked for, not imported: ``clabber score`` does not wait for the league's libraries.
+            if not all(importlib.util.find_spec(library) for library in needs):
+                return None  # a kiosk-only or league-only install: the other part's libraries are absent
             loaded = point.load()
-        except ImportError:  # a kiosk-only or league-only install: the other part's libraries are absent
+        except ImportError:
             return None
         return loaded if isinstance(loaded, click.Group) else None
     return None
@@ -53,8 +59,15 @@ class Clabber(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else None
-        if name in PARTS and self.get_command(ctx, name) is None:
-            ctx.fail(f"clabber {name}: this machine has not installed it (pip install '{PARTS[name]}')")
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            if name in PARTS:
+                ctx.fail(f"clabber {name}: this machine has not installed it (pip install '{PARTS[name]}')")
+            absent = [part for part in _parts() if part in PARTS and _part(part) is None]
+            if absent:
+                ctx.fail(
+                    f"no command {name!r} here: this machine has not installed the {absent[0]}"
+                    f" (pip install '{PARTS[absent[0]]}')"
+                )
         return super().resolve_command(ctx, args)
 
 

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ SCRIPTS = [
 SECURITY_LIMITS = {
     "clabber-web.service": 2.0,
     "clabber-league.service": 2.0,
+    "clabber-league@8091.service": 2.0,
     "clabber-sync.service": 2.0,
     "clabber-kiosk.service": 4.0,
     "clabber-backup.service": 4.0,
@@ -125,11 +127,32 @@ def pi(tmp_path_factory):
     }
 
 
+@pytest.fixture(scope="module")
+def league_host(tmp_path_factory):
+    """A directory tree with the league server installed, and not the kiosk."""
+    root = tmp_path_factory.mktemp("league")
+    (root / "etc").mkdir()
+    shutil.copytree("/lib/systemd/system", root / "usr" / "lib" / "systemd" / "system", symlinks=True)
+    r = install(root, "--parts", "league")
+    assert r.returncode == 0, r.stderr
+    return {"root": root, "out": r.stdout}
+
+
+def _host(request: pytest.FixtureRequest, unit: str) -> Path:
+    """The installed tree a unit belongs to: the league's units on the league host, the rest on the Pi."""
+    return request.getfixturevalue("league_host" if unit.startswith("clabber-league") else "pi")["root"]
+
+
 @pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)
-def test_systemd_analyze_verify_prints_nothing(pi, unit):
+def test_systemd_analyze_verify_prints_nothing(request, unit):
+    root = _host(request, unit.name)
+    path = root / "etc/systemd/system" / unit.name
+    if unit.name.endswith("@.service"):  # a template is verified as one of its instances
+        path = path.with_name(unit.name.replace("@.", "@8091."))
+        shutil.copy(root / "etc/systemd/system" / unit.name, path)
     r = subprocess.run(
-        ["systemd-analyze", "verify", f"--root={pi['root']}", f"etc/systemd/system/{unit.name}"],
-        cwd=pi["root"],
+        ["systemd-analyze", "verify", f"--root={root}", str(path.relative_to(root))],
+        cwd=root,
         capture_output=True,
         text=True,
     )
@@ -137,9 +160,10 @@ def test_systemd_analyze_verify_prints_nothing(pi, unit):
 
 
 @pytest.mark.parametrize("unit", sorted(SECURITY_LIMITS), ids=str)
-def test_security_exposure_within_limits(pi, unit):
+def test_security_exposure_within_limits(request, unit):
+    root = _host(request, unit)
     r = subprocess.run(
-        ["systemd-analyze", "security", "--offline=true", f"--root={pi['root']}", unit], capture_output=True, text=True
+        ["systemd-analyze", "security", "--offline=true", f"--root={root}", unit], capture_output=True, text=True
     )
     score = float(re.search(r"Overall exposure level for \S+: (\d+\.\d+)", r.stdout).group(1))
     assert score <= SECURITY_LIMITS[unit], r.stdout[-2000:]
@@ -181,6 +205,78 @@ def test_the_installed_tree(pi):
     assert pip.stdout.startswith(
         f"pip {lock_pins(ROOT / 'requirements.lock')['pip']} "
     )  # the locked pip, not the newest
+
+
+def _packages(root: Path) -> set[str]:
+    """The distributions installed in the tree's environment, by normalised name."""
+    found = (root / "opt/clabber/venv").resolve().glob("lib/python3*/site-packages/*.dist-info")
+    return {re.sub(r"[-_.]+", "-", d.name.removesuffix(".dist-info").rsplit("-", 1)[0]).lower() for d in found}
+
+
+def test_each_part_installs_its_own_libraries_and_starts_from_them(pi, league_host, tmp_path):
+    """A Pi installs no database server's driver, migrations, ORM or chart library; a league host
+    no Kivy, GPIO or printer library. Each starts from its own install: the kiosk scores a hand and
+    starts a game, the league server answers its pages; and each says in words that the other part
+    is not installed here."""
+    kiosk, league = _packages(pi["root"]), _packages(league_host["root"])
+    assert {"kivy", "gpiozero", "sqlite-utils", "python-escpos", "qrcode"} <= kiosk
+    assert not {"sqlalchemy", "alembic", "psycopg", "psycopg-binary", "pygal", "argon2-cffi"} & kiosk
+    assert {"sqlalchemy", "alembic", "psycopg", "pygal", "argon2-cffi", "uvicorn"} <= league
+    assert not {"kivy", "gpiozero", "sqlite-utils", "python-escpos", "pillow"} & league
+    assert (league_host["root"] / "opt/clabber/parts").read_text() == "league\n"
+    assert (league_host["root"] / "etc/systemd/system/multi-user.target.wants/clabber-league.service").is_symlink()
+    assert not (league_host["root"] / "etc/systemd/system/clabber-kiosk.service").exists()
+    assert not (pi["root"] / "etc/systemd/system/clabber-league.service").exists()
+
+    env = {**os.environ, "HOME": str(tmp_path), "CLABBER_DB": str(tmp_path / "kiosk.db"), "CLABBER_LEAGUE_DB": ""}
+    on_pi = str(pi["root"] / "opt/clabber/venv/bin/clabber")
+    scored = subprocess.run([on_pi, "score", str(ROOT / "examples/hand-quick.json")], capture_output=True, text=True,
+                            env=env, timeout=60)  # fmt: skip
+    assert scored.returncode == 0 and "NS" in scored.stdout, scored.stderr
+    game = subprocess.run([on_pi, "game", "--db", str(tmp_path / "kiosk.db"), "new", "--teams", "Aces", "Kings"],
+                          capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    assert game.returncode == 0, game.stderr
+    python = str(pi["root"] / "opt/clabber/venv/bin/python")
+    kivy = subprocess.run([python, "-c", "import kiosk.ui.app, kiosk.buttons, kiosk.printer"],
+                          capture_output=True, text=True, env={**env, "KIVY_NO_ARGS": "1"}, timeout=60)  # fmt: skip
+    assert kivy.returncode == 0, kivy.stderr
+    serve = subprocess.run([on_pi, "league", "serve"], capture_output=True,
+                           text=True, env=env, timeout=60)  # fmt: skip
+    assert serve.returncode == 2 and "No such command 'serve'" in serve.stderr  # the kiosk's own league commands only
+
+    on_host = str(league_host["root"] / "opt/clabber/venv/bin/clabber")
+    refused = subprocess.run([on_host, "game", "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert refused.returncode == 2 and "this machine has not installed the kiosk" in refused.stderr
+    from tests.web_helpers import free_port
+
+    port = free_port()
+    server = subprocess.Popen([on_host, "league", "--db", str(tmp_path / "league.db"), "serve", "--port", str(port)],
+                              stderr=subprocess.PIPE, env=env)  # fmt: skip
+    try:
+        from tests.sync_helpers import wait_until
+
+        def answers() -> bool:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+                    return r.status == 200
+            except OSError:
+                return server.poll() is not None
+
+        wait_until(answers, 30, "the league server's first page")
+        assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_each_parts_list_of_packages_is_up_to_date():
+    """deploy/kiosk.packages and deploy/league.packages follow pyproject.toml's extras (deploy/parts.py)."""
+    r = subprocess.run([sys.executable, str(ROOT / "deploy/parts.py"), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    locked = set(lock_pins(ROOT / "requirements.lock"))
+    for part in ("kiosk", "league"):
+        listed = {n for n in (ROOT / f"deploy/{part}.packages").read_text().splitlines() if not n.startswith("#")}
+        assert listed <= locked, listed - locked
 
 
 def test_without_python3_lgpio_gpio_comes_from_pypi(pi):

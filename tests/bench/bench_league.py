@@ -3,28 +3,30 @@
 Ingest: ``clabber league serve`` as its own process on loopback; 200 kiosks (20 venues of 10
 tables), each enrolled with a real code through /api/v1/enrol, push a real game (played once with
 the kiosk's table controller, then given each meeting's teams) to their own venue's meeting: first a
-few events a push, the next push after the answer, as fast as they can (the server's ceiling); then
-for 8 s as their sync workers would while their tables store LEAGUE.md's 2,000 events a second in all
-(a look for new events every half second, all that wait sent at once, the next push half a second
-after one that took all: its p99), the tables at different points of their games when it begins, as
-on a league night; then a backlog, a whole game a push.
+few events a push, the next push after the answer, as fast as they can (the sustained rate); then
+for 8 s as their sync workers would while their tables store 500 events a second in all (a look for
+new events every half second, all that wait sent at once, the next push half a second after one
+that took all: its p99), the tables at different points of their games when it begins, as on a
+league night; then a backlog, a whole game a push.
 The floor beside it: the same kiosks asking for a night with no meetings (a key check and one query).
 
-Standings: a 200-team division over 20,000 games, written through the store's event path, then
-``Organiser.standings`` timed beside counting every game in Python (the way before the store kept
-each team's totals).
+The targets: sustained >= 500 events a second (fifty times a city league night's peak of about 10:
+200 tables, a hand a minute each) and a p99 acknowledgement <= 100 ms at that rate, one server
+process. On PostgreSQL, ingest runs twice: one server process, then two on the same database (as two
+units behind the proxy), the kiosks shared between them: reported, no target on two cores.
 
-On PostgreSQL, ingest runs twice: one server process, then two (``--workers 2``).
+Standings: a 40-team division over about 2,000 games, written through the store's event path, then
+``Organiser.standings`` timed (target <= 20 ms) beside counting every game in Python.
 
-Push: the CPU a push costs the store itself (``Kiosks.push_events`` with no HTTP and no server),
-alone and ten to a group, as the least of rounds taken in turn: on a shared machine, a figure that
-moves far less than the ingest's latencies, to compare a change to the push's own work with.
+Push: the CPU a push costs the store itself (``Kiosks.push``, no HTTP and no server), as the least of
+rounds: on a shared machine, a figure that moves far less than the ingest's latencies, to compare a
+change to the push's own work with.
 
-History: a group of ten pushes, wall clock, with the league new and then with 1.2 million events of
+History: ten pushes in a row, wall clock, with the league new and then with 1.2 million events of
 past games held, and the ratio: a push should cost the same at a season's end as at its start.
 
 Run with ``./run bench league [ingest|push|history|standings] [postgresql|sqlite]`` (all by default). Prints
-figures, with LEAGUE.md's targets as met or not; asserts nothing. PostgreSQL is $CLABBER_TEST_PG
+figures, with the targets as met or not; asserts nothing. PostgreSQL is $CLABBER_TEST_PG
 (default postgresql://postgres@127.0.0.1:5432/test), in a schema of its own dropped afterwards.
 """
 
@@ -73,11 +75,13 @@ BACKLOG_BATCH = 30  # a whole game a push: a kiosk sending what queued while the
 NIGHT = "2026-01-06"
 EMPTY_NIGHT = "2025-12-25"  # no meetings: the floor is a key check and one empty query
 FLOOR_SECONDS = 5
-WORKERS = (1, 2)  # server processes on PostgreSQL (``clabber league serve --workers``): one core, then two
-TARGET_RATE, TARGET_P99 = 2000, 0.050
+PROCESSES = (1, 2)  # server processes on PostgreSQL, each its own ``clabber league serve``
+TARGET_RATE, TARGET_P99 = 500, 0.100
+TARGET_STANDINGS = 0.020
 
-STANDINGS_TEAMS = 200
-STANDINGS_ROUNDS = 100  # of 199: half a season, two games a meeting = 20,000 games
+STANDINGS_TEAMS = 40
+STANDINGS_GAMES_A_MEETING = 3
+STANDINGS_ROUNDS = 34  # of 39: 20 meetings a round, three games each: about 2,000 games
 STANDINGS_REPEATS = 30
 
 
@@ -174,35 +178,35 @@ def ingest_season(store: Store) -> list[tuple[int, int]]:
     return [(v, t) for v in venues for t in range(1, TABLES + 1)]
 
 
-class Served(LeagueServer):
-    """``clabber league serve`` as its own process on a free loopback port, started at once."""
+class Served:
+    """``processes`` runs of ``clabber league serve`` on one database, each on a free loopback port of
+    its own, started at once; kiosk ``i`` talks to ``port(i)``."""
 
-    def __init__(self, db: str, workers: int = 1) -> None:
-        super().__init__(db, workers=workers)
-        self.start()
+    def __init__(self, db: str, processes: int = 1) -> None:
+        self.servers = [LeagueServer(db) for _ in range(processes)]
+        for server in self.servers:
+            server.start()
+
+    def port(self, i: int) -> int:
+        return self.servers[i % len(self.servers)].port
 
     def cpu_seconds(self) -> float:
-        """The server's CPU time so far (user + system; every process it started too: its worker
-        processes and their results' processes), from /proc."""
-        assert self.proc is not None
-        parent, ticks = {}, {}
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # a process that ended meanwhile
-            pid = int(stat.parent.name)
-            parent[pid], ticks[pid] = int(fields[1]), int(fields[11]) + int(fields[12])
-        ours = {self.proc.pid}
-        for _ in range(3):  # the server, its worker processes, theirs
-            ours |= {pid for pid, up in parent.items() if up in ours}
-        return sum(ticks.get(pid, 0) for pid in ours) / os.sysconf("SC_CLK_TCK")
+        """The servers' CPU time so far (user + system), from /proc."""
+        ticks = 0
+        for server in self.servers:
+            assert server.proc is not None
+            fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> str:
-        """Stops it; what it said on standard error, the end of it."""
-        self.stop()
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-1500:]
+        """Stops them; what they said on standard error, the end of it."""
+        said = []
+        for server in self.servers:
+            server.stop()
+            server.log.seek(0)
+            said.append(server.log.read().decode(errors="replace")[-1500:])
+        return "\n".join(said)
 
 
 class Load:
@@ -381,7 +385,7 @@ async def _run(served: Served, keys: list[str], work: Any, last_seq: int = 0) ->
     """Runs ``work(link, i, load)`` for every kiosk at once, each over its own connection; ``last_seq``:
     a game's last event, to tell the pushes that end a game."""
     load = Load(last_seq)
-    links = [Link(served.port, key) for key in keys]
+    links = [Link(served.port(i), key) for i, key in enumerate(keys)]
     server_cpu, client_cpu, start = served.cpu_seconds(), time.process_time(), time.perf_counter()
     try:
         await asyncio.gather(*(work(link, i, load) for i, link in enumerate(links)))
@@ -401,12 +405,12 @@ def enrol(served: Served, store: Store, spots: list[tuple[int, int]]) -> list[di
 
     async def each() -> None:
         for venue, table in spots:
-            link = Link(served.port, "")
+            link = Link(served.port(0), "")
             status, answer = await link.call("POST", "/api/v1/enrol", {"code": kiosks.make_code(venue, table)})
             await link.close()
             if status != 200:
                 raise SystemExit(f"enrolment refused: {status} {answer}")
-            link = Link(served.port, answer["key"])
+            link = Link(served.port(0), answer["key"])
             status, tonight = await link.call("GET", f"/api/v1/tonight?date={NIGHT}")
             await link.close()
             out.append({"key": answer["key"], "meeting": tonight["meetings"][table - 1]})
@@ -415,12 +419,12 @@ def enrol(served: Served, store: Store, spots: list[tuple[int, int]]) -> list[di
     return out
 
 
-def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 1) -> None:
+def bench_ingest(name: str, db: str, game: list[dict[str, Any]], processes: int = 1) -> None:
     rng = random.Random(5)
     store = Store(db)
     start = time.perf_counter()
     spots = ingest_season(store)
-    served = Served(db, workers)
+    served = Served(db, processes)
     try:
         kiosks = enrol(served, store, spots)
         set_up = time.perf_counter() - start
@@ -462,7 +466,7 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 
         err = served.close()
         store.close()
     print(
-        f"{name}{f', {workers} server processes' if workers > 1 else ''}: {KIOSKS} kiosks ({VENUES} venues of"
+        f"{name}, {processes} server process{'es' if processes > 1 else ''}: {KIOSKS} kiosks ({VENUES} venues of"
         f" {TABLES} tables) pushing real games of {len(game)} events,"
         f" {BATCH} events a push, each push after the answer to the one before (set up in {set_up:.0f} s)"
     )
@@ -488,20 +492,26 @@ def bench_ingest(name: str, db: str, game: list[dict[str, Any]], workers: int = 
     rate = flat_out.events / flat_out.seconds if flat_out.seconds else 0.0
     flush = backlog.events / backlog.seconds if backlog.seconds else 0.0
     p99 = percentile(paced.latencies, 99) if paced.latencies else float("inf")
-    print(
-        f"  LEAGUE.md: >= {TARGET_RATE:,} events/s: {'met' if rate >= TARGET_RATE else 'NOT met'} ({rate:,.0f});"
-        f" p99 acknowledgement <= 50 ms at {TARGET_RATE:,} events/s:"
-        f" {'met' if p99 <= TARGET_P99 and not paced.faults else 'NOT met'} ({p99 * 1000:,.0f} ms);"
-        f" a backlog: {'met' if flush >= TARGET_RATE else 'NOT met'} ({flush:,.0f} events/s)"
-    )
+    if processes > 1:
+        print(
+            f"  reported: {rate:,.0f} events/s sustained, p99 {p99 * 1000:,.0f} ms paced,"
+            f" a backlog {flush:,.0f} events/s"
+        )
+    else:
+        print(
+            f"  targets: sustained >= {TARGET_RATE:,} events/s: {'met' if rate >= TARGET_RATE else 'NOT met'}"
+            f" ({rate:,.0f}); p99 acknowledgement <= {TARGET_P99 * 1000:.0f} ms at {TARGET_RATE:,} events/s:"
+            f" {'met' if p99 <= TARGET_P99 and not paced.faults else 'NOT met'} ({p99 * 1000:,.0f} ms);"
+            f" a backlog: {flush:,.0f} events/s"
+        )
     if "Traceback" in err:
         print("  the server failed:", err)
 
 
 # ---- a push's own cost, without HTTP ----------------------------------------------------------------
 
-PUSH_ROUNDS = 6  # rounds of each way, taken in turn: the least is the figure, the machine's noise aside
-ALONE_EACH, GROUPED_EACH, GROUP = 150, 300, 10  # pushes a round; pushes a group when grouped
+PUSH_ROUNDS = 6  # rounds, the least is the figure, the machine's noise aside
+PUSHES_A_ROUND = 150
 
 
 def kiosk_pushes(kiosks: Kiosks, spots: list[tuple[int, int]], game: list[dict[str, Any]]) -> list[tuple[Kiosk, Any]]:
@@ -525,52 +535,38 @@ def warmed_pushes(store: Store, kiosks: Kiosks, game: list[dict[str, Any]]) -> I
     filled): the pushes left, in order."""
     pushes = kiosk_pushes(kiosks, ingest_season(store), game)
     warm = KIOSKS * len(range(0, len(game), BATCH))
-    for i in range(0, warm, GROUP):
-        stored(kiosks, pushes[i : i + GROUP])
+    for key, body in pushes[:warm]:
+        kiosks.push(key, body)
     return iter(pushes[warm:])
 
 
-def stored(kiosks: Kiosks, pushes: list[tuple[Kiosk, Any]]) -> None:
-    """The pushes stored together (``Kiosks.push_events``); the bench stops at the first refused."""
-    refused = [a for a, _ in kiosks.push_events(pushes) if isinstance(a, Exception)]
-    if refused:
-        raise SystemExit(f"a push was refused: {refused[0]}")
-
-
 def bench_push(name: str, db: str, game: list[dict[str, Any]]) -> None:
-    """The CPU a push costs the store (``Kiosks.push_events``, as the ingest's thread calls it), alone
-    and ten to a group: the process's own CPU time, so neither PostgreSQL's share of the cores nor the
-    kiosks' counts. Each way is measured in rounds taken in turn, the least and the median printed."""
+    """The CPU a push costs the store (``Kiosks.push``, as a server's worker thread calls it): the
+    process's own CPU time, so neither PostgreSQL's share of the cores nor the kiosks' counts."""
     store = Store(db)
     try:
         kiosks = Kiosks(store)
         rest = warmed_pushes(store, kiosks, game)
-        cpu: dict[int, list[float]] = {1: [], GROUP: []}
+        cpu: list[float] = []
         for _ in range(PUSH_ROUNDS):
-            for size, count in ((1, ALONE_EACH), (GROUP, GROUPED_EACH)):
-                taken = [next(rest) for _ in range(count)]
-                start = time.process_time()
-                for i in range(0, count, size):
-                    stored(kiosks, taken[i : i + size])
-                cpu[size].append((time.process_time() - start) / count)
+            taken = [next(rest) for _ in range(PUSHES_A_ROUND)]
+            start = time.process_time()
+            for key, body in taken:
+                kiosks.push(key, body)
+            cpu.append((time.process_time() - start) / PUSHES_A_ROUND)
     finally:
         store.close()
-    alone, grouped = min(cpu[1]), min(cpu[GROUP])
-    print(
-        f"{name}: a push of {BATCH} events stored by Kiosks.push_events, no HTTP, the process's CPU"
-        f" (least and median of {PUSH_ROUNDS} rounds each, taken in turn)"
-    )
-    print(f"  alone: {ms(alone)} (median {ms(statistics.median(cpu[1]))})")
-    print(f"  {GROUP} to a group: {ms(grouped)} a push (median {ms(statistics.median(cpu[GROUP]))})")
-    print(f"  a push alone costs {alone / grouped:.1f}x one of a group")
+    print(f"{name}: a push of {BATCH} events stored by Kiosks.push, no HTTP, the process's CPU")
+    print(f"  {ms(min(cpu))} a push (least of {PUSH_ROUNDS} rounds; median {ms(statistics.median(cpu))})")
 
 
 HISTORY_GAMES = 200  # past games of each kiosk's held: 200 kiosks, 30 events a game, 1.2 million events
-HISTORY_GROUPS = 60  # groups of ten pushes timed with the league new, then as many with its history held
+HISTORY_GROUPS = 60  # runs of ten pushes timed with the league new, then as many with its history held
+GROUP = 10
 
 
 def bench_history(name: str, db: str, game: list[dict[str, Any]]) -> None:
-    """A group of ten pushes (``Kiosks.push_events``), wall clock, so that the database's own work
+    """Ten pushes in a row (``Kiosks.push``), wall clock, so that the database's own work
     counts on either: with the league new, then with every kiosk's past games held, 1.2 million
     events (written through the store, each a short text: the rows' number is what a read that does
     not find its games by the table's key pays for)."""
@@ -584,7 +580,8 @@ def bench_history(name: str, db: str, game: list[dict[str, Any]]) -> None:
             for _ in range(HISTORY_GROUPS):
                 group = [next(rest) for _ in range(GROUP)]
                 start = time.perf_counter()
-                stored(kiosks, group)
+                for key, body in group:
+                    kiosks.push(key, body)
                 took.append(time.perf_counter() - start)
             return took
 
@@ -596,7 +593,7 @@ def bench_history(name: str, db: str, game: list[dict[str, Any]]) -> None:
     finally:
         store.close()
     print(
-        f"{name}: a group of {GROUP} pushes of {BATCH} events, wall clock (median of {HISTORY_GROUPS} groups each),"
+        f"{name}: {GROUP} pushes of {BATCH} events in a row, wall clock (median of {HISTORY_GROUPS} runs each),"
         f" with the league new and with {held:,} events of past games held (written in {written:.0f} s)"
     )
     before, after = statistics.median(new), statistics.median(old)
@@ -610,16 +607,16 @@ def hold_history(store: Store, kiosk_ids: list[int], events_each: int) -> int:
     with store.write(league_lock=False) as w:
         for kiosk in kiosk_ids:
             numbers = range(100_000, 100_000 + HISTORY_GAMES)
-            ks.bind_games(
-                w.conn,
-                [{"kiosk_id": kiosk, "game": n, "meeting_id": 0, "bound_at": NIGHT, "ns_team": None} for n in numbers],
-            )
+            for n in numbers:
+                ks.bind_game(
+                    w.conn, {"kiosk_id": kiosk, "game": n, "meeting_id": 0, "bound_at": NIGHT, "ns_team": None}
+                )
             rows = [
                 {"kiosk_id": kiosk, "game": n, "seq": seq, "event": '{"kind": "past"}', "quarantined": None}
                 for n in numbers
                 for seq in range(1, events_each + 1)
             ]
-            ks.add_all_events(w.conn, rows, NIGHT)
+            ks.add_events(w.conn, rows, NIGHT)
             written += len(rows)
     return written
 
@@ -628,12 +625,12 @@ def hold_history(store: Store, kiosk_ids: list[int], events_each: int) -> int:
 
 
 def big_division(store: Store, rng: random.Random) -> tuple[int, int]:
-    """A 200-team division with two games a meeting and its first 100 rounds played: 20,000 games
+    """A 40-team division with three games a meeting and its first 34 rounds played: about 2,000 games
     (a few forfeited meetings, abandoned games, ties and rulings among them), written in one
     transaction through the store's event path. Returns the division and its number of games."""
     org = Organiser(store)
     league = org.create_league("Evansville Clabber League")
-    _season, division = org.create_season(league, "Winter 2026", {"games_per_meeting": 2})
+    _season, division = org.create_season(league, "Winter 2026", {"games_per_meeting": STANDINGS_GAMES_A_MEETING})
     for i in range(STANDINGS_TEAMS):
         org.add_team(division, f"Team {i + 1}", [f"P{i}a", f"P{i}b"])
     for v in range(10):
@@ -648,9 +645,9 @@ def big_division(store: Store, rng: random.Random) -> tuple[int, int]:
             if rng.random() < 0.01:
                 team = m["team_a"] if rng.random() < 0.5 else m["team_b"]
                 w.append(ev.MEETING_FORFEITED, {"meeting": m["id"], "team": team, "reason": "a player is ill"})
-                counted += 2
+                counted += STANDINGS_GAMES_A_MEETING
                 continue
-            for number in (1, 2):
+            for number in range(1, STANDINGS_GAMES_A_MEETING + 1):
                 points = sorted(rng.randrange(200, 700) for _ in range(2))
                 roll = rng.random()
                 if roll < 0.005:
@@ -712,7 +709,7 @@ def bench_standings(name: str, db: str) -> None:
         same = org.standings(division) == every_game_standings(org, division)
     finally:
         store.close()
-    met = "met" if statistics.median(fast) <= 0.020 else "NOT met"
+    met = "met" if statistics.median(fast) <= TARGET_STANDINGS else "NOT met"
     print(f"{name}: standings of a {STANDINGS_TEAMS}-team division over {counted:,} games (built in {built:.0f} s)")
     print(
         f"  Organiser.standings       median {ms(statistics.median(fast))}   p95 {ms(percentile(fast, 95))}"
@@ -740,9 +737,9 @@ def main() -> None:
             game = played_game(Path(tmp))
     for name, database in databases:
         if "ingest" in parts:
-            for workers in WORKERS if name == "PostgreSQL" else (1,):
+            for processes in PROCESSES if name == "PostgreSQL" else (1,):
                 with database() as db:
-                    bench_ingest(name, db, game, workers)
+                    bench_ingest(name, db, game, processes)
         if "push" in parts:
             with database() as db:
                 bench_push(name, db, game)
