@@ -75,7 +75,7 @@ def _counted(new: list[tuple[int, list[dict[str, Any]], NewGame]]) -> list[tuple
     return [(lines, r) for _, lines, r in new if r.outcome is not None and r.team_b is not None]
 
 
-def sums_of_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]]) -> Sums:
+def _sums_of_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]]) -> Sums:
     """The sums that these new games (as ``add_games`` takes them) add to, as held now."""
     teams = sorted({t for _, r in _counted(new) for t in (r.team_a, r.team_b) if t is not None})
     if not teams:
@@ -83,14 +83,12 @@ def sums_of_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], N
     return {(r.team_id, r.player): dict(r._mapping) for r in conn.execute(_SUMS_OF_TEAMS, {"teams": teams})}
 
 
-def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]], held: Sums | None = None) -> None:
+def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGame]]) -> None:
     """Games' first lines written, and added to their teams' sums: what ``sum_teams`` would write for
     them, without summing again every game they played; each (game, its lines, its result as just
     written). Only for games new to the sums (no lines yet, their results just written); any other
-    change sums again (``replace_game``). A few statements for all, whatever their number; ``held``:
-    their sums as ``sums_of_games`` reads them, or read here."""
-    if held is None:
-        held = sums_of_games(conn, new)
+    change sums again (``replace_game``). A few statements for all, whatever their number."""
+    held = _sums_of_games(conn, new)
     rows = [{**x, "game_id": game} for game, lines, _ in new for x in lines]
     if rows:
         conn.execute(_ADD_LINES, rows)

@@ -141,9 +141,9 @@ _MEETING = sa.select(
 ).join(rounds, rounds.c.id == meetings.c.round_id)
 
 
-# Built once, with its ids as an expanding parameter: a push's new games read it.
+# Built once: every push that binds a game or writes a result reads it.
 _TEAM_A, _TEAM_B = teams.alias("team_a"), teams.alias("team_b")
-_MEETINGS_WITH_SETTINGS = (
+_MEETING_WITH_SETTINGS = (
     _MEETING.add_columns(
         seasons.c.settings.label("season_settings"),
         _TEAM_A.c.name.label("team_a_name"),
@@ -153,7 +153,7 @@ _MEETINGS_WITH_SETTINGS = (
     .join(seasons, seasons.c.id == divisions.c.season_id)
     .outerjoin(_TEAM_A, _TEAM_A.c.id == meetings.c.team_a)
     .outerjoin(_TEAM_B, _TEAM_B.c.id == meetings.c.team_b)
-    .where(meetings.c.id.in_(sa.bindparam("ids", expanding=True)))
+    .where(meetings.c.id == sa.bindparam("id"))
 )
 
 
@@ -218,16 +218,10 @@ class Reader:
         return _row(self.conn.execute(_MEETING.where(meetings.c.id == id_)).first())
 
     def meeting_with_settings(self, id_: int) -> dict[str, Any] | None:
-        """A meeting as ``meeting`` gives it, and its season's settings (JSON, as stored) as
-        ``season_settings``: what a game's result needs, in one read."""
-        return self.meetings_with_settings([id_]).get(id_)
-
-    def meetings_with_settings(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """Meetings as ``meeting`` gives each, with their seasons' settings (``season_settings``) and their
-        teams' names (``team_a_name``, ``team_b_name``: a push's new game is told its sides by them), by id."""
-        if not ids:
-            return {}
-        return {r["id"]: r for r in self._all(_MEETINGS_WITH_SETTINGS, {"ids": list(ids)})}
+        """A meeting as ``meeting`` gives it, with its season's settings (JSON, as stored) as
+        ``season_settings`` and its teams' names (``team_a_name``, ``team_b_name``: a push's new game
+        is told its sides by them): what a kiosk game's binding and result need, in one read."""
+        return _row(self.conn.execute(_MEETING_WITH_SETTINGS, {"id": id_}).first())
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
         """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
