@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -535,18 +536,16 @@ def test_a_push_that_diverges_stores_nothing_after_it(api):
     assert {k: v for k, v in after.items() if k != "kiosk_divergences"} == before
 
 
+@pytest.mark.slow  # each try waits out the store's 5 s busy timeout
 def test_a_store_locked_by_another_program_is_said_once_and_waited_out(tmp_path, caplog):
-    import sqlite3
-    import time
-
     with FalseLeague([_all_acked]) as league:
         kiosk = _joined_to(tmp_path / "kiosk.db", league.url)
         kiosk.play(5)
         other = sqlite3.connect(kiosk.path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # a program holding the write lock (a copy, an sqlite3 shell)
-        with caplog.at_level("INFO", logger="clabber.sync"), worker(kiosk.path):
+        with caplog.at_level("INFO", logger="clabber.sync"), worker(kiosk.path) as sync:
             wait_until(lambda: any("busy" in r.getMessage() for r in caplog.records), 20, "the lock said")
-            time.sleep(6)  # more tries meanwhile, each waiting out the store's 5 s busy timeout
+            wait_until(lambda: sync.backoff.failures >= 2, 20, "tried again while the lock is held")
             other.execute("ROLLBACK")
             other.close()
             wait_until(lambda: delivered(kiosk), 20, "delivered once the lock is gone")
