@@ -333,6 +333,10 @@ class Store:
             return True
         return self.immutable and (now != self.opened or _writer_present(self.path))
 
+    def data_version(self) -> int:
+        """SQLite's ``data_version``: it changes when another connection commits to the file."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def checkpoint(self) -> bool:
         """``wal_checkpoint(TRUNCATE)``: True when the whole log went into the main file."""
         try:

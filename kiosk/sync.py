@@ -171,7 +171,7 @@ class Sync:
         try:
             if self.replaced():
                 return True
-            version = int(self.store.conn.execute("PRAGMA data_version").fetchone()[0])
+            version = self.store.data_version()
         except (sqlite3.Error, OSError):
             return True  # the step that follows says what is wrong
         if version != self.seen_version:

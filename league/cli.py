@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from engine.text import terminal_safe
-from league.season import LeagueRefused
+from league.organiser.season import LeagueRefused
 
 # The league server's own libraries (its extra, pyproject.toml): without them this part is not installed here.
 NEEDS = ("sqlalchemy", "alembic", "psycopg", "argon2", "pygal")
@@ -30,8 +30,8 @@ def _fail(line: str, code: int = USAGE_ERROR) -> NoReturn:
 
 
 def _organiser(ctx: click.Context) -> Any:
-    from league.organiser import Organiser
-    from league.store import Store, StoreTrouble
+    from league.organiser.actions import Organiser
+    from league.store.core import Store, StoreTrouble
 
     if "organiser" not in ctx.meta:
         try:
@@ -49,7 +49,7 @@ def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(fn)
     @click.pass_context
     def wrapper(ctx: click.Context, *args: Any, **kwargs: Any) -> None:
-        from league.store import StoreTrouble
+        from league.store.core import StoreTrouble
 
         try:
             fn(_organiser(ctx), *args, **kwargs)
@@ -301,7 +301,7 @@ def bracket(org: Any, division_id: int, as_json: bool) -> None:
 @_refusals
 def rebuild(org: Any) -> None:
     """Write every derived table again from the log, and the kiosk games' figures from their events."""
-    from league.stats import rebuild as rebuild_all
+    from league.results.stats import rebuild as rebuild_all
 
     replayed, figured = rebuild_all(org.store)
     click.echo(f"{replayed} events replayed; {figured} kiosk games' figures written")
@@ -315,7 +315,7 @@ def rebuild(org: Any) -> None:
 @_refusals
 def export(org: Any, season_id: int, form: str, what: str, out: str | None) -> None:
     """A season's standings, or its games (kiosk games with their clabber-game/1 records), as CSV or JSON."""
-    from league.export import export as export_text
+    from league.results.export import export as export_text
 
     text = export_text(org.store, season_id, what, form)
     if out is None:
@@ -333,7 +333,7 @@ def export(org: Any, season_id: int, form: str, what: str, out: str | None) -> N
 
 
 def _kiosks(org: Any) -> Any:
-    from league.kiosks import Kiosks
+    from league.api.kiosks import Kiosks
 
     return Kiosks(org.store)
 
@@ -421,7 +421,7 @@ def set_password(org: Any) -> None:
     Every session ends."""
     import os
 
-    from league.signin import SignIn
+    from league.organiser.signin import SignIn
 
     password = os.environ.get(PASSWORD_ENV)
     if password is None:

@@ -3,7 +3,7 @@ process, with the result server's connection deadlines, limits and headers (shar
 shared/http/server.py).
 
 A process keeps nothing another process needs: every push is one transaction, and on PostgreSQL the
-venue boards hear of each change through the database (league/board_news.py). So a league that
+venue boards hear of each change through the database (league/board/news.py). So a league that
 outgrows one process runs several servers against the same PostgreSQL database, on ports of their
 own behind the proxy (``clabber-league@PORT.service``, docs/league-server.md)."""
 
@@ -17,12 +17,12 @@ from typing import Any
 import anyio.to_thread
 import uvicorn
 
-from league.api import create_app
-from league.board_feed import Boards
-from league.board_news import News
-from league.kiosks import Kiosks
+from league.api.app import create_app
+from league.api.kiosks import Kiosks
+from league.board.feed import Boards
+from league.board.news import News
 from league.pages import make_app
-from league.store import WORKER_THREADS, Store
+from league.store.core import WORKER_THREADS, Store
 from shared.http.server import ServeError, guarded_server, run
 
 DEFAULT_HOST = "127.0.0.1"  # behind a TLS reverse proxy: kiosk keys never cross a network in clear text
@@ -42,7 +42,7 @@ def site(
 ) -> Any:
     """One application: ``/api/...`` for the kiosks, every other path the league's pages. The two share
     the open venue boards: each push that stores events tells them, once it has committed (through
-    ``changed`` when given: every server process's boards, league/board_news.py)."""
+    ``changed`` when given: every server process's boards, league/board/news.py)."""
     boards = boards or Boards()
     tell = changed or boards.changed
     api = create_app(Kiosks(store, published=tell))

@@ -2,7 +2,7 @@
 over many games, and leaderboards sorted by any figure with a minimum of games to qualify.
 
 Pure: no SQL, no clock. The kiosk sums its own games by the team names typed at the table; the league
-sums its games by its teams (``league/stats.py``). Every figure is counted from the sheet's rows and
+sums its games by its teams (``league/results/stats.py``). Every figure is counted from the sheet's rows and
 the hands behind them, so nothing is stored twice:
 
 - hands: rows on the sheet (pass-outs, misdeals and hands both teams reneged included);

@@ -9,9 +9,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from league.kiosks import Kiosks
-from league.organiser import Organiser
-from league.store import Store
+from league.api.kiosks import Kiosks
+from league.organiser.actions import Organiser
+from league.store.core import Store
 from tests.store_helpers import open_table
 
 TONIGHT = dt.date.today().isoformat()  # the board shows the server's tonight unless asked for another

@@ -16,9 +16,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from league.kiosks import Kiosks
-from league.organiser import Organiser
-from league.store import Store
+from league.api.kiosks import Kiosks
+from league.organiser.actions import Organiser
+from league.store.core import Store
 from tests.board_helpers import push_body
 from tests.browser import chromium, page_of
 from tests.league_server import LeagueServer

@@ -8,10 +8,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from league.kiosk_store import enrol_codes, kiosk_events, kiosk_games, kiosks
-from league.organiser import Organiser
-from league.store import Store
-from league.tables import events
+from league.organiser.actions import Organiser
+from league.store.core import Store
+from league.store.kiosks import enrol_codes, kiosk_events, kiosk_games, kiosks
+from league.store.tables import events
 from tests.store_helpers import QUICK_HANDS, open_table
 
 NIGHT = "2026-01-06"

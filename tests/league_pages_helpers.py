@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 
 from starlette.testclient import TestClient
 
-from league.organiser import Organiser
+from league.organiser.actions import Organiser
 from league.pages import make_app
-from league.store import Store
+from league.store.core import Store
 
 HOSTILE = '<b>Kings</b> & "Co" <script>x()</script>'  # 40 characters: a kiosk's longest name
 

@@ -16,9 +16,9 @@ from engine.melds import best_melds
 from engine.record import hand_to_json
 from engine.seats import SEATS, Seat, seat_name
 from engine.simulate import random_bids
-from league.kiosks import Kiosks
-from league.organiser import Organiser
-from league.store import Store
+from league.api.kiosks import Kiosks
+from league.organiser.actions import Organiser
+from league.store.core import Store
 from shared.game_state import ActionRefused
 from tests.store_helpers import open_table
 

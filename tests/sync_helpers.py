@@ -25,10 +25,10 @@ from kiosk import league_link, outbox
 from kiosk.store import Store as KioskStore
 from kiosk.sync import Pace, Sync
 from kiosk.table import Table
-from league.kiosk_store import kiosk_divergences, kiosk_events
-from league.kiosks import Kiosks
-from league.store import Store
-from league.tables import games as league_games
+from league.api.kiosks import Kiosks
+from league.store.core import Store
+from league.store.kiosks import kiosk_divergences, kiosk_events
+from league.store.tables import games as league_games
 from tests.crash_writer import random_quick_hand
 from tests.league_kiosk_helpers import league_with_schedule
 from tests.league_server import CLABBER

@@ -121,6 +121,43 @@ def test_every_import_points_down_or_sideways_within_a_package():
     assert not wrong, "imports against the layers:\n" + "\n".join(dict.fromkeys(wrong))
 
 
+# The league's parts, each importing only those named (its own modules included): the store at
+# the bottom, the commands at the top. A data migration folds with the results' own code.
+LEAGUE_PARTS = {
+    "league.store": {"league.store"},
+    "league.store.migrations": {"league.store", "league.organiser", "league.results"},
+    "league.organiser": {"league.store", "league.organiser"},
+    "league.results": {"league.store", "league.organiser", "league.results"},
+    "league.api": {"league.store", "league.organiser", "league.results", "league.api"},
+    "league.board": {"league.store", "league.organiser", "league.results", "league.board"},
+    "league.pages": {
+        *("league.store", "league.organiser", "league.results"),
+        *("league.api", "league.board", "league.pages"),
+    },
+    "league.serve": {"league.store", "league.api", "league.board", "league.pages"},
+    "league.cli": {"league.store", "league.organiser", "league.results", "league.api", "league.serve"},
+}
+
+
+def _part(module: str) -> str | None:
+    """The league part a module belongs to (the longest name that starts it)."""
+    found = [p for p in LEAGUE_PARTS if module == p or module.startswith(p + ".")]
+    return max(found, key=len) if found else None
+
+
+def test_the_leagues_parts_import_only_those_under_them():
+    edges = graph()
+    wrong = []
+    for name in (m for m in edges if m.startswith("league.") and m != "league"):
+        part = _part(name)
+        assert part is not None, f"{name} belongs to none of the league's parts: add it to LEAGUE_PARTS"
+        for target in edges[name]:
+            other = _part(target)
+            if other is not None and other not in LEAGUE_PARTS[part]:
+                wrong.append(f"{name} ({part}) imports {target} ({other})")
+    assert not wrong, "imports against the league's parts:\n" + "\n".join(sorted(wrong))
+
+
 def test_no_import_circles_not_even_through_an_import_inside_a_function():
     found = circles(graph())
     assert not found, "modules that import each other:\n" + "\n".join(" ⇄ ".join(c) for c in found)

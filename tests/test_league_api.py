@@ -8,11 +8,11 @@ import datetime as dt
 import pytest
 from starlette.testclient import TestClient
 
-from league.api import create_app
-from league.kiosk_store import event_of as _event
-from league.kiosks import Kiosks
-from league.season import LeagueRefused
-from league.store import Store
+from league.api.app import create_app
+from league.api.kiosks import Kiosks
+from league.organiser.season import LeagueRefused
+from league.store.core import Store
+from league.store.kiosks import event_of as _event
 from shared.game_state import GameState
 from tests.league_kiosk_helpers import NIGHT, kiosk_game, league_with_schedule, refused_event, snapshot
 
@@ -89,7 +89,7 @@ def test_a_pushed_game_is_stored_once_folded_and_a_refused_event_quarantined(set
     q = setup["kiosks"].quarantine()
     assert [(x["game"], x["seq"], x["event"]["kind"]) for x in q] == [(1, 4, "hand_entered")]
     with setup["store"].read() as r:
-        from league import kiosk_store as ks
+        from league.store import kiosks as ks
 
         stored = ks.game_events(r.conn, 1, 1)
     folded = GameState.from_events(
@@ -219,7 +219,7 @@ def test_a_malformed_push_is_refused_with_where_and_why(setup, body, status, wor
 def test_wrong_codes_are_heard_ten_a_minute_then_every_try_waits(league_db):
     """A guesser gets ten wrong codes a minute; the eleventh try waits, even with the right code,
     and is not even looked up; a minute later the right code enrols."""
-    from league.allowance import Allowance
+    from league.api.allowance import Allowance
 
     now = [1000.0]
     store = Store(league_db)

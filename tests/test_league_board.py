@@ -18,14 +18,14 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from league.board_feed import Boards, TooManyBoards
-from league.kiosks import Kiosks
-from league.organiser import Organiser
+from league.api.kiosks import Kiosks
+from league.board.feed import Boards, TooManyBoards
+from league.organiser.actions import Organiser
+from league.organiser.signin import SignIn
 from league.pages import board as board_pages
 from league.pages import make_app
 from league.serve import server
-from league.signin import SignIn
-from league.store import Store
+from league.store.core import Store
 from shared.http import guard
 from tests.board_helpers import busy_night, push_body, table_game
 from tests.league_kiosk_helpers import played_game, refused_event

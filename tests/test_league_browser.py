@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from league.organiser import Organiser
-from league.store import Store
+from league.organiser.actions import Organiser
+from league.store.core import Store
 from shared.events import GameEvent
 from shared.game_state import GameState
 from tests.board_helpers import busy_night, push_body, table_game

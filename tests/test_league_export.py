@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from engine.record import read_game
-from league.organiser import Organiser
+from league.organiser.actions import Organiser
 from league.pages import make_app
-from league.store import Store
+from league.store.core import Store
 from shared.cli import cli
 from tests.league_stats_helpers import generated_season, small_season
 

@@ -7,8 +7,8 @@ import pytest
 
 from kiosk import league_link, outbox
 from kiosk.league_http import league_url
-from league.kiosks import Kiosks
-from league.store import Store
+from league.api.kiosks import Kiosks
+from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule
 from tests.league_server import free_port, league_server
 from tests.store_helpers import open_table

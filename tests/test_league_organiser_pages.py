@@ -15,11 +15,11 @@ from PIL import Image, ImageDraw
 from starlette.testclient import TestClient
 
 from engine.rules import PRESETS
-from league.api import create_app
-from league.kiosks import KioskRefused, Kiosks
-from league.organiser import Organiser
-from league.signin import SignIn
-from league.store import Store
+from league.api.app import create_app
+from league.api.kiosks import KioskRefused, Kiosks
+from league.organiser.actions import Organiser
+from league.organiser.signin import SignIn
+from league.store.core import Store
 from tests.league_kiosk_helpers import refused_event, snapshot
 from tests.league_pages_helpers import (
     HOSTILE,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from league.organiser import Organiser
+from league.organiser.actions import Organiser
 from league.pages import make_app
-from league.store import Store
+from league.store.core import Store
 from tests.league_pages_helpers import HOSTILE, STANDINGS, small_season, table_rows
 
 

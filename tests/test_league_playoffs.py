@@ -12,13 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from league import kiosk_store
-from league.organiser import Organiser
+from league.organiser.actions import Organiser
+from league.organiser.playoffs import Bracket, Side, bracket_order, make_bracket, meeting_winner
+from league.organiser.season import LeagueRefused
+from league.organiser.standings import Result
 from league.pages import make_app
-from league.playoffs import Bracket, Side, bracket_order, make_bracket, meeting_winner
-from league.season import LeagueRefused
-from league.standings import Result
-from league.store import Store
+from league.store import kiosks as kiosk_store
+from league.store.core import Store
 from shared.cli import cli
 from tests.league_pages_helpers import HOSTILE
 
@@ -319,9 +319,9 @@ def test_a_ruling_changes_who_went_through_until_the_next_meeting_is_played(stor
 
 
 def test_another_writer_of_a_game_sends_the_winner_on_with_advance_playoffs(store):
-    from league import events as ev
-    from league import store as st
-    from league.organiser import advance_playoffs
+    from league.organiser.actions import advance_playoffs
+    from league.store import core as st
+    from league.store import events as ev
 
     org = Organiser(store)
     division, _ = _season(org, 4)
@@ -489,7 +489,7 @@ def test_the_playoffs_page_shows_each_round_the_winners_and_the_champion(store):
 
 
 def test_a_database_from_before_the_playoffs_keeps_its_rounds_as_the_round_robin(league_db):
-    from league.migrate import downgrade, upgrade
+    from league.store.migrate import downgrade, upgrade
 
     store = Store(league_db)
     org = Organiser(store)
@@ -515,6 +515,6 @@ def test_a_database_from_before_the_playoffs_keeps_its_rounds_as_the_round_robin
 def test_the_bracket_order_example_holds():
     import doctest
 
-    import league.playoffs
+    import league.organiser.playoffs
 
-    assert doctest.testmod(league.playoffs).failed == 0
+    assert doctest.testmod(league.organiser.playoffs).failed == 0

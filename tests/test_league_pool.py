@@ -7,10 +7,10 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-import league.store
-from league.organiser import Organiser
+import league.store.core
+from league.organiser.actions import Organiser
 from league.pages import make_app
-from league.store import Store, StoreTrouble
+from league.store.core import Store, StoreTrouble
 from tests.league_db import _admin
 
 pytestmark = pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
@@ -40,7 +40,7 @@ def test_a_connection_closed_while_idle_is_replaced_without_a_word(league_db, mo
     Organiser(store).create_league("Evansville Clabber League")
     assert _leagues(store) == ["Evansville Clabber League"]
     _kill_the_stores_connection(store)
-    monkeypatch.setattr(league.store, "IDLE_PING", 0.0)  # as if it had sat idle past the ping's time
+    monkeypatch.setattr(league.store.core, "IDLE_PING", 0.0)  # as if it had sat idle past the ping's time
     assert _leagues(store) == ["Evansville Clabber League"]  # tried first, found dead, replaced
     store.close()
 

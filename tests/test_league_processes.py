@@ -1,6 +1,6 @@
 """Several ``clabber league serve`` processes on one PostgreSQL database (as several units behind the
 proxy): the venue boards told of a push whichever process took it (PostgreSQL's LISTEN/NOTIFY,
-league/board_news.py), and a game pushed in turns to both stored once."""
+league/board/news.py), and a game pushed in turns to both stored once."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from league.board_news import News
-from league.store import Store
+from league.board.news import News
+from league.store.core import Store
 from tests.board_helpers import busy_night, push_body, table_game
 from tests.league_server import LeagueServer
 from tests.sse import Stream

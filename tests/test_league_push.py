@@ -16,10 +16,10 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from league import kiosks as kiosks_module
-from league.kiosk_store import kiosk_events
-from league.kiosks import KioskRefused, Kiosks
-from league.store import Store, StoreTrouble, StoreUnreachable
+from league.api import kiosks as kiosks_module
+from league.api.kiosks import KioskRefused, Kiosks
+from league.store.core import Store, StoreTrouble, StoreUnreachable
+from league.store.kiosks import kiosk_events
 from shared.events import GameEvent
 from tests.league_kiosk_helpers import league_with_schedule, played_game
 
@@ -366,9 +366,9 @@ def test_the_first_game_to_end_takes_a_meetings_last_place(world):
 def _results_rows(store: Store) -> dict[str, list[tuple]]:
     """What results write: the games, the kiosk games' league games and notes, the teams' totals, the
     games' figures and the statistics' sums, and the league's events (their text, not their time)."""
-    from league.kiosk_store import kiosk_games
-    from league.stats_store import game_figures, team_figures
-    from league.tables import games, team_totals
+    from league.store.kiosks import kiosk_games
+    from league.store.stats import game_figures, team_figures
+    from league.store.tables import games, team_totals
 
     with store.read() as r:
         out = {t.name: sorted(tuple(row) for row in r.conn.execute(sa.select(t))) for t in (games, team_totals)}
@@ -400,7 +400,7 @@ def test_results_written_by_pushes_are_what_a_recount_from_the_events_gives(worl
         world["kiosks"].push(key, body)
 
     pushed = _results_rows(world["store"])
-    from league.stats import rebuild
+    from league.results.stats import rebuild
 
     rebuild(world["store"])  # every game's figures and the sums counted again from the events
     assert _results_rows(world["store"]) == pushed

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kiosk.projection import rows_of
-from league.kiosk_store import event_of as _event
-from league.kiosks import KioskRefused, Kiosks
-from league.store import Store
+from league.api.kiosks import KioskRefused, Kiosks
+from league.store.core import Store
+from league.store.kiosks import event_of as _event
 from shared.events import GameEvent
 from shared.game_state import ActionRefused, GameState
 from tests.league_kiosk_helpers import (
@@ -248,7 +248,7 @@ def test_pushes_in_any_batches_set_aside_exactly_what_the_whole_fold_refuses(wor
     as_events = [_event(game, e) for e in events]
     assert quarantined == _whole_fold_refusals(as_events)
     with world["store"].read() as r:
-        from league import kiosk_store as ks
+        from league.store import kiosks as ks
 
         stored = [
             _event(game, json.loads(s["event"]))

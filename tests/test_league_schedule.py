@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from league.organiser import Organiser
-from league.schedule import make_schedule, pairings
-from league.season import LeagueRefused
-from league.store import Store
+from league.organiser.actions import Organiser
+from league.organiser.schedule import make_schedule, pairings
+from league.organiser.season import LeagueRefused
+from league.store.core import Store
 
 START = dt.date(2026, 1, 6)
 

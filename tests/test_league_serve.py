@@ -9,7 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from league.store import Store
+from league.store.core import Store
 from shared.cli import cli
 from tests.league_kiosk_helpers import NIGHT, kiosk_game, league_with_schedule, refused_event, snapshot
 from tests.league_server import league_server

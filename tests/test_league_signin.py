@@ -9,9 +9,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from league.organiser import Organiser
-from league.signin import FREE_TRIES, SignIn
-from league.store import Store
+from league.organiser.actions import Organiser
+from league.organiser.signin import FREE_TRIES, SignIn
+from league.store.core import Store
 from shared.cli import cli
 from tests.league_pages_helpers import (
     PASSWORD,

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from league.migrate import downgrade, upgrade
-from league.organiser import Organiser
-from league.season import RANKINGS, TIE_BREAKERS
-from league.standings import Result, standings
-from league.store import Store
+from league.organiser.actions import Organiser
+from league.organiser.season import RANKINGS, TIE_BREAKERS
+from league.organiser.standings import Result, standings
+from league.store.core import Store
+from league.store.migrate import downgrade, upgrade
 
 NAMES = {1: "X", 2: "Y", 3: "Z", 4: "W", 5: "V"}
 DEFAULT = ("game_points", "point_difference", "head_to_head")

@@ -12,12 +12,12 @@ from fractions import Fraction
 
 from starlette.testclient import TestClient
 
-from league.history import Played, form, race
-from league.kiosks import Kiosks
+from league.api.kiosks import Kiosks
+from league.organiser.standings import Result, standings
 from league.pages import make_app
-from league.standings import Result, standings
-from league.standings_view import halves, make_rates, notes, team_games
-from league.store import Store
+from league.results.history import Played, form, race
+from league.results.standings_view import halves, make_rates, notes, team_games
+from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule
 from tests.store_helpers import open_table
 from tests.test_league_standings import BY_DIFFERENCE, BY_HEAD_TO_HEAD, BY_POINTS, DEFAULT, NAMES, _won

@@ -17,15 +17,15 @@ from starlette.testclient import TestClient
 from engine.record import read_hand
 from engine.rules import parse_rules
 from engine.scoring import score_hand
-from league import events as ev
-from league.kiosk_store import kiosk_events, kiosk_games
-from league.kiosks import Kiosks
-from league.migrate import downgrade, upgrade
-from league.organiser import Organiser
+from league.api.kiosks import Kiosks
+from league.organiser.actions import Organiser
 from league.pages import make_app
-from league.stats import league_stats, season_stats
-from league.stats_store import game_figures, sum_teams, team_figures
-from league.store import Store
+from league.results.stats import league_stats, season_stats
+from league.store import events as ev
+from league.store.core import Store
+from league.store.kiosks import kiosk_events, kiosk_games
+from league.store.migrate import downgrade, upgrade
+from league.store.stats import game_figures, sum_teams, team_figures
 from shared.cli import cli
 from shared.stats import COUNTED
 from tests.league_pages_helpers import HOSTILE, table_rows

@@ -7,9 +7,9 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from league.organiser import Organiser
-from league.season import LeagueRefused
-from league.store import Store, StoreTrouble
+from league.organiser.actions import Organiser
+from league.organiser.season import LeagueRefused
+from league.store.core import Store, StoreTrouble
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_the_schema_matches_the_tables_the_store_writes(store):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from league.tables import metadata
+    from league.store.tables import metadata
 
     with store.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)

@@ -22,9 +22,9 @@ from starlette.testclient import TestClient
 from kiosk import league_link, outbox
 from kiosk.store import now_utc
 from kiosk.sync import Pace
-from league.api import create_app
-from league.kiosks import Kiosks
-from league.store import Store
+from league.api.app import create_app
+from league.api.kiosks import Kiosks
+from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule, played_game, snapshot
 from tests.league_server import CLABBER, LeagueServer
 from tests.sync_helpers import (

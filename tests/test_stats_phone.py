@@ -16,9 +16,9 @@ from starlette.testclient import TestClient
 
 from kiosk.web import Site, create_app
 from league.pages import make_app
-from league.stats_store import team_figures
-from league.store import Store
-from league.tables import teams
+from league.store.core import Store
+from league.store.stats import team_figures
+from league.store.tables import teams
 from tests.league_stats_helpers import small_season
 from tests.store_helpers import open_table
 

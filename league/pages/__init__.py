@@ -16,8 +16,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from league.board_feed import Boards
-from league.kiosks import Kiosks
+from league.api.kiosks import Kiosks
+from league.board.feed import Boards
 from league.pages.board import BoardPages
 from league.pages.charts import ChartPages
 from league.pages.export import ExportPages
@@ -26,7 +26,7 @@ from league.pages.kit import policy, unavailable
 from league.pages.organiser import OrganiserPages
 from league.pages.public import Pages
 from league.pages.stats import StatsPages
-from league.store import Store, StoreTrouble
+from league.store.core import Store, StoreTrouble
 from shared.http.headers import Hardened
 
 
@@ -45,7 +45,7 @@ def make_app(
     ``boards``: the open venue boards, which the kiosk API's pushes also tell (``clabber league serve``
     shares one between the two); ``public_url``: where phones reach this site, for the board's QR code
     (default: the address the board was opened at); ``changed``: what an organiser's form tells of a
-    change (default: these boards; with several server processes, every process's, league/board_news.py).
+    change (default: these boards; with several server processes, every process's, league/board/news.py).
     """
     board = BoardPages(store, boards, public_url)
     tell = changed or board.boards.changed

@@ -22,10 +22,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from league.board import Board
-from league.board_feed import Boards, TooManyBoards
+from league.board.feed import Boards, TooManyBoards
+from league.board.tonight import Board
 from league.pages.kit import environment, not_found, render
-from league.store import Store
+from league.store.core import Store
 from shared.http.guard import LONG_RESPONSE
 from shared.http.headers import PLAIN_CSP, content_security_policy
 from shared.share import qr_svg

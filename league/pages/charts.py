@@ -15,10 +15,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from league import charts
-from league.season import read_settings
-from league.standings_view import make_rates, race_of, team_games
-from league.store import Reader, Store
+from league.organiser.season import read_settings
+from league.results import charts
+from league.results.standings_view import make_rates, race_of, team_games
+from league.store.core import Reader, Store
 
 
 def _id(request: Request, key: str) -> int | None:

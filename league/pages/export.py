@@ -1,5 +1,5 @@
 """A season's downloads, one click each: ``/seasons/{id}/standings.csv`` and ``.json``,
-``/seasons/{id}/games.csv`` and ``.json`` (league/export.py)."""
+``/seasons/{id}/games.csv`` and ``.json`` (league/results/export.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from league.export import export, filename
+from league.organiser.season import LeagueRefused
 from league.pages.kit import PAGE_CACHE, not_found, number_param
-from league.season import LeagueRefused
-from league.store import Store
+from league.results.export import export, filename
+from league.store.core import Store
 
 MEDIA = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 

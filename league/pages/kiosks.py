@@ -18,11 +18,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from league.kiosks import CODE_MINUTES, Kiosks
-from league.organiser_forms import number
+from league.api.kiosks import CODE_MINUTES, Kiosks
+from league.organiser.forms import number
+from league.organiser.season import LeagueRefused
 from league.pages.kit import render
 from league.pages.organiser import OrganiserPages, confirmation
-from league.season import LeagueRefused
 from shared.share import qr_svg
 
 BACK = "/organiser/kiosks"

@@ -12,7 +12,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from league.store import Reader
+from league.store.core import Reader
 from shared.http.headers import content_security_policy
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The organiser's pages: sign-in and sign-out, the leagues with their seasons, divisions and venues,
 and a page a division with its teams and meetings. Every form acts through the organiser library
-(league/organiser_forms.py), each change stored as events and shown on the public pages.
+(league/organiser/forms.py), each change stored as events and shown on the public pages.
 
 Every form carries a CSRF token: the session's own once signed in; before that, a random value also
 set in a cookie (the two must match). A post without the right token is refused before anything is
@@ -23,12 +23,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from league.organiser import Organiser
-from league.organiser_forms import FORMS, SEASON_CHOICES
+from league.organiser.actions import Organiser
+from league.organiser.forms import FORMS, SEASON_CHOICES
+from league.organiser.season import LeagueRefused, read_settings
+from league.organiser.signin import SESSION_SECONDS, SignIn, same
 from league.pages.kit import division_context, not_found, render
-from league.season import LeagueRefused, read_settings
-from league.signin import SESSION_SECONDS, SignIn, same
-from league.store import Store
+from league.store.core import Store
 
 SESSION_COOKIE = "clabber_organiser"
 SIGNIN_COOKIE = "clabber_signin"  # the sign-in form's CSRF value, before there is a session

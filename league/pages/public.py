@@ -9,9 +9,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from league import kiosk_store as ks
-from league.game_page import game_view
-from league.organiser import Organiser
+from league.organiser.actions import Organiser
+from league.organiser.season import read_settings
 from league.pages.kit import (
     CHART_POLICY,
     NOT_ENDED,
@@ -24,9 +23,10 @@ from league.pages.kit import (
     render,
     result_text,
 )
-from league.season import read_settings
-from league.standings_view import division_view, make_rates, team_games
-from league.store import Store
+from league.results.game_page import game_view
+from league.results.standings_view import division_view, make_rates, team_games
+from league.store import kiosks as ks
+from league.store.core import Store
 
 
 class Pages:

@@ -11,10 +11,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from league.organiser.season import LeagueRefused
 from league.pages.kit import not_found, number_param, render
-from league.season import LeagueRefused
-from league.stats import league_stats, season_stats
-from league.store import Store
+from league.results.stats import league_stats, season_stats
+from league.store.core import Store
 from shared.stats import Line, as_cells, view
 
 

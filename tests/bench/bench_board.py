@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from league.board import Board
-from league.store import Store
+from league.board.tonight import Board
+from league.store.core import Store
 from tests.board_helpers import TONIGHT, busy_night, push_body, table_game
 from tests.league_server import LeagueServer
 from tests.sse import Stream

@@ -51,13 +51,13 @@ from typing import Any
 import sqlalchemy as sa
 
 from kiosk.sync import Pace
-from league import events as ev
-from league import kiosk_store as ks
-from league.kiosks import Kiosk, Kiosks
-from league.organiser import Organiser
-from league.standings import A, B, Result, standings
-from league.store import Store
-from league.tables import games
+from league.api.kiosks import Kiosk, Kiosks
+from league.organiser.actions import Organiser
+from league.organiser.standings import A, B, Result, standings
+from league.store import events as ev
+from league.store import kiosks as ks
+from league.store.core import Store
+from league.store.tables import games
 from tests.bench.bench_store import quick_hand
 from tests.league_db import PG_URL
 from tests.league_server import LeagueServer

@@ -24,12 +24,12 @@ from typing import Any
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from league.organiser import Organiser
+from league.organiser.actions import Organiser
 from league.pages import make_app
-from league.stats import lines_of
-from league.stats_store import game_figures, sum_teams
-from league.store import Store
-from league.tables import games
+from league.results.stats import lines_of
+from league.store.core import Store
+from league.store.stats import game_figures, sum_teams
+from league.store.tables import games
 from shared.game_state import GameState
 from shared.stats import figures_of
 from tests.bench.bench_store import quick_hand

@@ -1,5 +1,5 @@
 """Kiosks in the league: enrolment by a one-time code, keys, pushes of their games' events, tonight's
-meetings. The library the kiosk API (league/api.py) and ``clabber league`` call.
+meetings. The library the kiosk API (league/api/app.py) and ``clabber league`` call.
 
 The server re-folds every pushed game with the kiosk's own pure fold; an event the fold refuses is
 stored with why (quarantined): kept, shown to the organiser, never applied, never dropped."""
@@ -20,15 +20,15 @@ from typing import Any
 from sqlalchemy import exc
 
 from engine.rules import Rules
-from league import events as ev
-from league import kiosk_store as ks
-from league import stats_store as fs
-from league import store as st
-from league.organiser import advance_playoffs
-from league.season import LeagueRefused, read_settings
-from league.standings import TIE, A, B
-from league.stats import write_figures
-from league.store import Reader, Store, StoreTrouble, Writer
+from league.organiser.actions import advance_playoffs
+from league.organiser.season import LeagueRefused, read_settings
+from league.organiser.standings import TIE, A, B
+from league.results.stats import write_figures
+from league.store import core as st
+from league.store import events as ev
+from league.store import kiosks as ks
+from league.store import stats as fs
+from league.store.core import Reader, Store, StoreTrouble, Writer
 from shared.events import GAME_STARTED, UNDONE, GameEvent
 from shared.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
 
@@ -37,7 +37,7 @@ CODE_LENGTH = 10  # 50 bits, valid minutes and once: guessing one is hopeless
 CODE_MINUTES = 10
 MOST_GAMES = 50  # in one push
 MOST_EVENTS = 1000  # of one game in one push
-log = logging.getLogger("league.kiosks")
+log = logging.getLogger("league.api.kiosks")
 Kiosk = dict[str, Any] | str | None  # an enrolled kiosk's row, or the key a request came with
 Where = tuple[int, int]  # a kiosk game: the kiosk's id and its own game number
 STALE = "this code is unknown, used or expired: ask the organiser for a new one"

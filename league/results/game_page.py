@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.seats import SEAT_NAMES
-from league import kiosk_store as ks
-from league.store import Reader
+from league.store import kiosks as ks
+from league.store.core import Reader
 from shared.game_state import ActionRefused, GameState
 from shared.present import corrections_of, hand_summary
 from shared.present import rows as sheet_rows

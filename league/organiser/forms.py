@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.rules import PRESETS
-from league.organiser import Organiser
-from league.season import DEFAULT_TIE_BREAKERS, RANKINGS, TIE_BREAKERS, LeagueRefused
+from league.organiser.actions import Organiser
+from league.organiser.season import DEFAULT_TIE_BREAKERS, RANKINGS, TIE_BREAKERS, LeagueRefused
 
 Fields = dict[str, str]
 OUTCOMES = {"a": "a", "b": "b", "tie": "tie", "abandoned": None}

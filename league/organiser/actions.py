@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.text import MAX_NAME
-from league import events as ev
-from league import store as st
-from league.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
-from league.schedule import make_schedule, spread_venues
-from league.season import LeagueRefused, SeasonSettings, read_settings
-from league.standings import TIE, A, B, Line, Result, rank
-from league.store import Reader, Store, Writer
+from league.organiser.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
+from league.organiser.schedule import make_schedule, spread_venues
+from league.organiser.season import LeagueRefused, SeasonSettings, read_settings
+from league.organiser.standings import TIE, A, B, Line, Result, rank
+from league.store import core as st
+from league.store import events as ev
+from league.store.core import Reader, Store, Writer
 
 MOST_NAME = 200
 MOST_TABLES = 100
@@ -265,7 +265,7 @@ class Organiser:
         return read_settings(json.loads(s["settings"]))
 
     def make_playoffs(self, division: int, teams: int, start: str, every_days: int = 7, *, anyway: bool = False) -> int:
-        """A single-elimination bracket of the division's best ``teams`` by the standings (league/playoffs.py):
+        """A single-elimination bracket of the division's best ``teams`` by the standings (organiser/playoffs.py):
         its first round on ``start``, then a round every ``every_days``; returns the number of rounds.
 
         Refused while round-robin meetings are still to play (or there is no round robin), unless ``anyway``:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from league import store as st
-from league.standings import TIE, A, B, Line, Result, standings
-from league.store import Reader
+from league.organiser.standings import TIE, A, B, Line, Result, standings
+from league.store import core as st
+from league.store.core import Reader
 
 FORM_LENGTH = 5
 

@@ -1,6 +1,6 @@
 """The SQL of the organiser's sign-in: the password's hash, the lock-out, the sessions.
 
-The tables are declared in league/store.py with the others (one schema, one metadata); the
+The tables are declared in league/store/core.py with the others (one schema, one metadata); the
 statements are here, run in the store's transactions, so a sign-in attempt takes the same write
 lock as any organiser action.
 """
@@ -11,10 +11,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from league.store import Reader, Writer
-from league.tables import organiser_password as passwords
-from league.tables import organiser_sessions as sessions
-from league.tables import signin_lockout as lockout
+from league.store.core import Reader, Writer
+from league.store.tables import organiser_password as passwords
+from league.store.tables import organiser_sessions as sessions
+from league.store.tables import signin_lockout as lockout
 
 ONE = 1  # the single organiser's row
 

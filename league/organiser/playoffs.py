@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from league.season import LeagueRefused
-from league.standings import TIE, A, Result
+from league.organiser.season import LeagueRefused
+from league.organiser.standings import TIE, A, Result
 
 FEWEST_TEAMS, MOST_TEAMS = 2, 32
 

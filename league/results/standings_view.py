@@ -10,12 +10,12 @@ from fractions import Fraction
 from typing import Any
 
 from engine.seats import SEAT_NAMES
-from league import kiosk_store as ks
-from league.history import form, played, race
-from league.organiser import Organiser
-from league.season import SeasonSettings
-from league.standings import Line
-from league.store import Reader
+from league.organiser.actions import Organiser
+from league.organiser.season import SeasonSettings
+from league.organiser.standings import Line
+from league.results.history import form, played, race
+from league.store import kiosks as ks
+from league.store.core import Reader
 from shared.game_state import FOLD_ERRORS, GameState
 
 WORDS = {

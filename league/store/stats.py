@@ -1,7 +1,7 @@
 """Every SQL statement of the statistics. Two derived tables:
 
 - ``game_figures``: each kiosk game's figures, a row for each team and each named player, written from
-  the kiosk's events when the game's result is (league/stats.py), again by a rebuild;
+  the kiosk's events when the game's result is (league/results/stats.py), again by a rebuild;
 - ``team_figures``: each team's and player's sums over the games that count (games, wins and ties of
   every game, hand-recorded ones too; the rest from ``game_figures``), written again for a game's two
   teams whenever its figures or its result change, in the same transaction, so that a statistics page
@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from league.kiosk_store import kiosk_games
-from league.tables import divisions, games, meetings, metadata, teams
+from league.store.kiosks import kiosk_games
+from league.store.tables import divisions, games, meetings, metadata, teams
 from shared.stats import HAND_FIGURES
 
 TEAM_LINE = ""  # the player of a team's own line

@@ -1,4 +1,4 @@
-"""The kiosk API: JSON over HTTP under ``/api/v1/``, a thin layer over league/kiosks.py.
+"""The kiosk API: JSON over HTTP under ``/api/v1/``, a thin layer over league/api/kiosks.py.
 
 POST /api/v1/enrol    {"code"}                       -> {"kiosk", "key", "venue", "table"}
                       (after 10 wrong codes in a minute: 429 with Retry-After, the code not even read)
@@ -20,10 +20,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from league.allowance import Allowance
-from league.kiosks import KioskRefused, Kiosks
-from league.season import LeagueRefused
-from league.store import StoreTrouble
+from league.api.allowance import Allowance
+from league.api.kiosks import KioskRefused, Kiosks
+from league.organiser.season import LeagueRefused
+from league.store.core import StoreTrouble
 from shared.http.headers import PLAIN_CSP, Hardened
 
 MOST_BODY = 1024 * 1024  # bytes: a push of 50 whole games is far less

@@ -1,6 +1,6 @@
 """The league's storage: its log and the tables written from it, and the statements that read and
-write them (the kiosks', the statistics' and the sign-in's own statements are in kiosk_store.py,
-stats_store.py and signin_store.py; every table is declared in tables.py).
+write them (the kiosks', the statistics' and the sign-in's own statements are in kiosks.py, stats.py
+and signin.py beside it; every table is declared in tables.py).
 
 SQLAlchemy Core over a SQLite file (the default) or PostgreSQL (by URL). The log (``events``) is the
 truth: a trigger refuses any UPDATE or DELETE on it. The other tables are written from each event in
@@ -24,10 +24,10 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
-from league import events as ev
-from league.events import LeagueEvent
-from league.stats_store import sum_game, sum_teams
-from league.tables import (
+from league.store import events as ev
+from league.store.events import LeagueEvent
+from league.store.stats import sum_game, sum_teams
+from league.store.tables import (
     PLAYOFFS,
     ROUND_ROBIN,
     TOTALS,
@@ -348,7 +348,7 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any], *, sums: bool = True)
     """Writes the derived tables for one event (``sums``: and the statistics' sums a result changes)."""
     _write(conn, kind, p)
     # A kiosk game's result (game_played) is summed with its figures, which its writer writes next in
-    # the same transaction (league/kiosks.py, league/stats.py): once rather than twice.
+    # the same transaction (league/api/kiosks.py, league/results/stats.py): once rather than twice.
     if sums and kind in (ev.GAME_RECORDED, ev.GAME_RULED):
         sum_game(conn, p["game"])
 
@@ -609,7 +609,7 @@ class Store:
 
     def migrate(self) -> None:
         """Brings the schema up to the newest migration (creates it in an empty database)."""
-        from league.migrate import upgrade
+        from league.store.migrate import upgrade
 
         with self._trouble(), self.engine.begin() as conn:
             upgrade(conn)
@@ -682,7 +682,7 @@ class Store:
 
     def rebuild(self) -> int:
         """Empties the derived tables and writes them again from the log, then the statistics' sums from
-        the kiosk games' figures as they are (league/stats.py's rebuild writes those too); returns the
+        the kiosk games' figures as they are (league/results/stats.py's rebuild writes those too); returns the
         events replayed."""
         with self.write() as w:
             for table in DERIVED:

@@ -1,5 +1,5 @@
 """Every table of the league's database but the kiosks' and the statistics' own (declared beside
-their statements, in kiosk_store.py and stats_store.py), on one ``metadata`` that the migrations and
+their statements, in kiosks.py and stats.py), on one ``metadata`` that the migrations and
 the tests build the schema from."""
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ team_totals = sa.Table(
     sa.Column("division_id", sa.Integer, sa.ForeignKey("divisions.id"), nullable=False, index=True),
     *(sa.Column(name, sa.Integer, nullable=False) for name in TOTALS),
 )
-# The organiser's sign-in (statements in league/signin_store.py): who may act, not events; never rebuilt.
+# The organiser's sign-in (statements in league/store/signin.py): who may act, not events; never rebuilt.
 organiser_password = sa.Table(
     "organiser_password",
     metadata,

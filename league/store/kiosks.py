@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from league.tables import games, meetings, metadata, rounds
+from league.store.tables import games, meetings, metadata, rounds
 from shared.events import GameEvent
 
 

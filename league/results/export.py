@@ -17,11 +17,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from league import kiosk_store as ks
-from league.organiser import Organiser
-from league.season import LeagueRefused
-from league.stats import fold
-from league.store import Reader, Store
+from league.organiser.actions import Organiser
+from league.organiser.season import LeagueRefused
+from league.results.stats import fold
+from league.store import kiosks as ks
+from league.store.core import Reader, Store
 from shared.present import corrections_of
 
 FORMATS = ("csv", "json")

@@ -1,7 +1,7 @@
 """News for the venue boards across the league server's processes (``clabber league serve
 --workers N``, PostgreSQL only).
 
-Each process keeps its own open boards (league/board_feed.py). A change (a push committed, an
+Each process keeps its own open boards (league/board/feed.py). A change (a push committed, an
 organiser's form) is sent to all of them at once as PostgreSQL's ``NOTIFY clabber_boards`` with the
 venue (empty: every venue), by a thread of the sending process's own, after the change's commit; each
 process listens on a connection of its own and tells its own boards. Every listener hears the same
@@ -16,16 +16,16 @@ import queue
 import threading
 from typing import Protocol
 
-from league.store import Store, StoreTrouble
+from league.store.core import Store, StoreTrouble
 
 CHANNEL = "clabber_boards"
 AGAIN = 5.0  # s before a lost listener connects again
 
-log = logging.getLogger("league.board")
+log = logging.getLogger("league.board.tonight")
 
 
 class Told(Protocol):
-    """What is told of a change: a process's open boards (league/board_feed.py's ``Boards``)."""
+    """What is told of a change: a process's open boards (league/board/feed.py's ``Boards``)."""
 
     def changed(self, venue: int | None = None) -> None: ...
 

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from league.season import LeagueRefused
+from league.organiser.season import LeagueRefused
 
 MOST_TEAMS = 500
 

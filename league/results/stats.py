@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.text import MAX_NAME
-from league import kiosk_store as ks
-from league import stats_store as fs
-from league.season import LeagueRefused
-from league.store import Reader, Store
+from league.organiser.season import LeagueRefused
+from league.store import kiosks as ks
+from league.store import stats as fs
+from league.store.core import Reader, Store
 from shared.game_state import ActionRefused, GameState
 from shared.stats import COUNTED, HAND_FIGURES, NOTHING, Figures, GameFigures, Line, figures_of, same_name
 
@@ -66,7 +66,7 @@ def game_lines(
     state: Any, ns_team: int, teams: tuple[int, int | None], rosters: dict[int, list[str]]
 ) -> list[dict[str, Any]]:
     """A kiosk game's rows of ``game_figures`` (``counted_at`` it): ``rosters``, the teams' players and
-    substitutes as stored (``stats_store.rosters``)."""
+    substitutes as stored (``league.store.stats.rosters``)."""
     ew_team = teams[1] if ns_team == teams[0] else teams[0]
     assert ew_team is not None
     registered = {t: [n for text in rosters.get(t, []) for n in json.loads(text)] for t in (ns_team, ew_team)}

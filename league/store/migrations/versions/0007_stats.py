@@ -1,5 +1,5 @@
 """The statistics: each kiosk game's figures a team and a player, and each team's and player's sums
-over the games that count (see league/stats_store.py), filled here from the games already held, as
+over the games that count (see league/store/stats.py), filled here from the games already held, as
 ``clabber league rebuild`` does; meetings found by their teams.
 
 Revision ID: 0007
@@ -8,6 +8,8 @@ Revises: 0006
 
 import sqlalchemy as sa
 from alembic import op
+
+from league.results.stats import refigure
 
 revision = "0007"
 down_revision = "0006"
@@ -51,9 +53,7 @@ def upgrade() -> None:
     )
     op.create_index("meetings_by_team_a", "meetings", ["team_a"])
     op.create_index("meetings_by_team_b", "meetings", ["team_b"])
-    from league.stats import refigure  # the same fold and sums as a rebuild, on the columns they name
-
-    refigure(op.get_bind())
+    refigure(op.get_bind())  # the same fold and sums as a rebuild, on the columns they name
 
 
 def downgrade() -> None:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.seats import seat_name
-from league import kiosk_store as ks
-from league.organiser import Organiser
-from league.store import Reader, Store
+from league.organiser.actions import Organiser
+from league.store import kiosks as ks
+from league.store.core import Reader, Store
 from shared.game_state import FOLD_ERRORS, GameState
 from shared.present import cell
 

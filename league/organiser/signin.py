@@ -1,6 +1,6 @@
 """The organiser's sign-in: one password, hashed with argon2id; a lock-out that grows with each wrong
 password in a row; sessions by an unguessable cookie whose hash alone is stored, each with its CSRF
-token. The SQL is in league/signin_store.py."""
+token. The SQL is in league/store/signin.py."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from league import signin_store as ss
-from league.season import LeagueRefused
-from league.store import Store
+from league.organiser.season import LeagueRefused
+from league.store import signin as ss
+from league.store.core import Store
 
 FREE_TRIES = 3  # wrong passwords before the lock-out starts: typing slips cost nothing
 LONGEST_LOCK = 3600.0  # seconds: the lock-out doubles with each wrong password up to this
