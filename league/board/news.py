@@ -1,12 +1,14 @@
-"""News for the venue boards across the league server's processes (``clabber league serve
---workers N``, PostgreSQL only).
+"""News for the venue boards across the league's server processes (several ``clabber league serve``
+on one PostgreSQL database).
 
 Each process keeps its own open boards (league/board/feed.py). A change (a push committed, an
-organiser's form) is sent to all of them at once as PostgreSQL's ``NOTIFY clabber_boards`` with the
-venue (empty: every venue), by a thread of the sending process's own, after the change's commit; each
-process listens on a connection of its own and tells its own boards. Every listener hears the same
-news in the same order; a listener that lost its connection connects again, and meanwhile the
-boards' own refresh (every 30 s) still shows every change.
+organiser's form) is sent to all of them as PostgreSQL's ``NOTIFY`` on the league's channel (its
+name carries the league's schema, so leagues sharing a database never hear each other), by a thread
+of the sending process's own, after the change's commit; each process listens on a connection of its
+own and tells its own boards. What queued while a notification was being sent goes in the next one
+together (the venues, comma-separated; empty: every venue): one notification for many pushes. Every
+listener hears the same news in the same order; a listener that lost its connection connects again,
+and meanwhile the boards' own refresh (every 30 s) still shows every change.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from typing import Protocol
 
 from league.store.core import Store, StoreTrouble
 
-CHANNEL = "clabber_boards"
+CHANNEL = "clabber_boards"  # with the schema's name: Store.channel
+MOST_VENUES = 200  # venues named in one notification (PostgreSQL takes 8,000 bytes); more: every venue
 AGAIN = 5.0  # s before a lost listener connects again
+LOOK = 0.5  # s between the listener's looks at whether to stop: a server stops at once
 
 log = logging.getLogger("league.board.tonight")
 
@@ -37,6 +41,7 @@ class News:
     def __init__(self, store: Store, boards: Told) -> None:
         self.store = store
         self.boards = boards
+        self.channel = store.channel(CHANNEL)
         self._stop = threading.Event()
         self.listening = threading.Event()  # set once the first LISTEN is in place
         self._outgoing: queue.SimpleQueue[str | None] = queue.SimpleQueue()
@@ -61,23 +66,45 @@ class News:
         self._outgoing.put("" if venue is None else str(venue))
 
     def _send(self) -> None:
-        while (payload := self._outgoing.get()) is not None:
+        stopping = False
+        while not stopping and (first := self._outgoing.get()) is not None:
+            venues = {first}
+            while True:  # what queued meanwhile goes in the same notification
+                try:
+                    more = self._outgoing.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stopping = True
+                    break
+                venues.add(more)
+            payload = _payload(venues)
             try:
-                self.store.notify(CHANNEL, payload)
+                self.store.notify(self.channel, payload)
             except Exception as e:  # the boards' refresh shows it within 30 s; the push is stored
                 log.warning("the other processes' boards were not told: %s", e)
-                self.boards.changed(_venue(payload))  # this process's, at least
+                for venue in _venues(payload):  # this process's, at least
+                    self.boards.changed(venue)
 
     def _listen(self) -> None:
         while not self._stop.is_set():
             try:
-                for payload in self.store.listen(CHANNEL, self._stop.is_set, listening=self.listening.set):
-                    self.boards.changed(_venue(payload))
+                for payload in self.store.listen(self.channel, self._stop.is_set, LOOK, self.listening.set):
+                    for venue in _venues(payload):
+                        self.boards.changed(venue)
             except StoreTrouble as e:
                 log.warning("board news: %s; listening again in %.0f s", e, AGAIN)
                 self._stop.wait(AGAIN)
 
 
-def _venue(payload: str) -> int | None:
-    """The venue a notification names (empty: every venue)."""
-    return int(payload) if payload.isdigit() else None
+def _payload(venues: set[str]) -> str:
+    """One notification's text for the venues queued (empty: every venue)."""
+    if "" in venues or len(venues) > MOST_VENUES:
+        return ""
+    return ",".join(sorted(venues, key=int))
+
+
+def _venues(payload: str) -> list[int | None]:
+    """The venues a notification names (None: every venue)."""
+    named: list[int | None] = [int(v) for v in payload.split(",") if v.isdigit()]
+    return named if named else [None]

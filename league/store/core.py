@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import json
 import os
 import threading
@@ -652,6 +653,15 @@ class Store:
             if league_lock:
                 w.lock_league()
             yield w
+
+    def channel(self, name: str) -> str:
+        """PostgreSQL: the notification channel ``name`` of this league: with its schema's digest, so
+        leagues sharing a database (each in a schema of its own) never hear each other."""
+        if self.dialect != "postgresql":
+            return name
+        with self.read() as r:
+            schema = str(r.conn.exec_driver_sql("SELECT current_schema()").scalar())
+        return f"{name}_{hashlib.sha256(schema.encode()).hexdigest()[:16]}"
 
     def notify(self, channel: str, payload: str) -> None:
         """PostgreSQL: tells every connection listening on ``channel`` (other server processes)."""
