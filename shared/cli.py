@@ -35,8 +35,11 @@ def _part(name: str) -> click.Group | None:
     return None
 
 
-def _parts() -> list[str]:
-    return sorted({p.name for p in entry_points(group=GROUP)})
+@cache
+def _parts() -> tuple[str, ...]:
+    """The parts installed: read once (reading every installed distribution's entry points takes
+    milliseconds, and each command asks several times)."""
+    return tuple(sorted({p.name for p in entry_points(group=GROUP)}))
 
 
 class Clabber(click.Group):
