@@ -1,14 +1,24 @@
 """The league's databases for the tests: a temporary SQLite file, and PostgreSQL at $CLABBER_TEST_PG
-in a schema of its own for each test (dropped afterwards)."""
+in a schema of its own for each test (dropped afterwards).
+
+The SQLite file starts as a copy of one this process migrated once: a test's store opens it at the
+newest migration (as a league's file is after its first start) without running every migration
+again. On PostgreSQL each test's schema is migrated by its first store. The PostgreSQL runs are
+marked slow: ``./run test --fast`` tries the league on SQLite, the whole suite on both."""
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+
+from league.store.core import Store
 
 PG_URL = os.environ.get("CLABBER_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -17,11 +27,22 @@ def _admin() -> sa.Engine:
     return sa.create_engine(sa.make_url(PG_URL).set(drivername="postgresql+psycopg"))
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@functools.cache
+def _migrated_sqlite() -> bytes:
+    """An empty league's SQLite file, migrated to the newest schema, as bytes."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "league.db"
+        Store(str(path)).close()
+        return path.read_bytes()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def league_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     """A database URL (or file path) the league's store can open, empty."""
     if request.param == "sqlite":
-        yield str(tmp_path / "league.db")
+        path = tmp_path / "league.db"
+        path.write_bytes(_migrated_sqlite())
+        yield str(path)
         return
     schema = f"clabber_test_{secrets.token_hex(6)}"
     admin = _admin()

@@ -108,6 +108,7 @@ def test_presses_from_gpio_threads_are_acted_on_in_the_main_thread(bench):
     assert bench.acted == [("next", None, True)]
 
 
+@pytest.mark.slow
 def test_the_lights_show_the_dealer_and_blink_at_game_over(bench):
     bench.panel.show("E")
     assert bench.panel.lit() == {"N": False, "E": True, "S": False, "W": False}

@@ -4,28 +4,25 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
+from typing import TextIO
 
 import pytest
 
 from kiosk.projection import project
 from kiosk.store import Store
-from tests.helpers import ROOT
+from tests import crash_writer, lossyfs
 
 pytestmark = pytest.mark.slow  # 200 kills of a real writer
 
 KILLS = int(os.environ.get("CLABBER_CRASH_KILLS", "200"))
 
 
-def _until_ready(writer: subprocess.Popen[str]) -> list[str]:
+def _until_ready(output: TextIO) -> list[str]:
     """The writer's lines up to and including ``ready`` (fewer if it ended first)."""
-    assert writer.stdout is not None
     lines = []
-    for line in iter(writer.stdout.readline, ""):
+    for line in iter(output.readline, ""):
         lines.append(line)
         if line.strip() == "ready":
             break
@@ -37,23 +34,26 @@ def test_sigkill_at_random_moments_never_loses_a_saved_hand(tmp_path):
     rng = random.Random(2026)
     saved: dict[int, int] = {}  # game -> hands reported saved
     reports = 0
+    # Each writer is forked from a server that has imported it: a start costs a fork, not an
+    # interpreter's start, so the kills land on the store's work rather than on Python's imports.
+    processes = lossyfs.processes()
     for i in range(KILLS):
-        writer = subprocess.Popen(
-            [sys.executable, "-m", "tests.crash_writer", str(db), str(i)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        reader, out = processes.Pipe(duplex=False)
+        writer = processes.Process(target=crash_writer.forked, args=(str(db), i, None, out))
+        writer.start()
+        out.close()  # the writer holds the only end it writes to: its death ends the stream
+        output = open(os.dup(reader.fileno()), encoding="utf-8")  # noqa: SIM115  (closed below)
+        reader.close()
         early = []
         if i % 8 == 0:  # now and then while it is still starting up
             time.sleep(rng.uniform(0.0, 0.3))
         else:  # mostly mid-save: a moment after it said it is ready, however long starting took
-            early = _until_ready(writer)
+            early = _until_ready(output)
             time.sleep(rng.uniform(0.0, 0.2))
-        writer.send_signal(signal.SIGKILL)
-        out, err = writer.communicate()
-        out = "".join(early) + out
+        writer.kill()  # SIGKILL
+        writer.join()
+        with output:
+            err = out = "".join(early) + output.read()  # its standard output and error, together
         assert "Traceback" not in err, err
         for line in out.splitlines():
             if line.startswith("saved "):

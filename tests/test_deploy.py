@@ -15,7 +15,8 @@ import pytest
 
 from tests.helpers import ROOT, unavailable
 
-pytestmark = pytest.mark.slow  # the installer runs into a directory tree, twice
+# The installer runs into directory trees, each shared by a module's tests: one worker runs them all.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("installer")]
 
 UNITS = sorted((ROOT / "systemd").glob("clabber-*"))
 SCRIPTS = [

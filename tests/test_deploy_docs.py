@@ -55,6 +55,7 @@ def test_every_command_in_the_guides_is_one_the_command_line_takes(guide, args):
         pytest.fail(f"{guide}: clabber {args}: {e.format_message()}")
 
 
+@pytest.mark.slow  # the PIN command as processes, its hash at full cost
 def test_the_pin_command_as_the_guides_give_it_sets_the_owners_pin(tmp_path: Path):
     commands = [args for _, args in typed_commands() if args.startswith("pin ")]
     assert commands, "the guides give the PIN command"

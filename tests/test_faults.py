@@ -147,6 +147,7 @@ def lock_held(db: Path):
 # ---- trouble: refused in words, retried, nothing moved --------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("root")
 def test_disk_full_at_start_is_refused_in_words_and_moves_nothing(tmp_path):
     with mounted(tmp_path / "disk", "-t", "tmpfs", "-o", "size=1m", "tmpfs") as disk:
@@ -273,6 +274,7 @@ def test_a_read_only_file_is_refused_at_start_in_words(tmp_path):
     assert hands_on_sheet(db, game) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("root")
 def test_a_read_only_folder_is_refused_at_start_in_words(tmp_path):
     folder = tmp_path / "state"
@@ -292,6 +294,7 @@ def test_a_read_only_folder_is_refused_at_start_in_words(tmp_path):
     assert hands_on_sheet(db, game) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("root")
 def test_a_read_only_disk_is_refused_and_named(tmp_path):
     folder = tmp_path / "state"
@@ -371,6 +374,7 @@ def test_a_truncated_file_is_restored_and_the_notice_names_what_was_lost(tmp_pat
     table.store.close()
 
 
+@pytest.mark.slow
 def test_a_zero_length_file_with_backups_is_restored_with_a_notice(tmp_path):
     db = tmp_path / "clabber.db"
     game, _ = played(db)
@@ -444,6 +448,7 @@ def test_events_readable_in_a_damaged_file_are_applied_again_on_the_backup(tmp_p
     table.store.close()
 
 
+@pytest.mark.slow
 def test_a_restore_on_a_full_disk_moves_nothing_and_leaves_no_empty_file(tmp_path):
     if os.geteuid() != 0:
         unavailable("needs root to mount")
@@ -475,6 +480,7 @@ def alter_one_digit(db: Path) -> None:
     db.write_bytes(data[: at + 7] + b"9" + data[at + 8 :])
 
 
+@pytest.mark.slow
 def test_one_altered_event_is_quarantined_not_fatal(tmp_path):
     from tests.web_helpers import Server
 
@@ -510,6 +516,7 @@ def test_one_altered_event_is_quarantined_not_fatal(tmp_path):
     assert TRACEBACK not in err
 
 
+@pytest.mark.slow
 def test_the_owner_sets_an_unfoldable_game_aside(tmp_path):
     db = tmp_path / "clabber.db"
     game, _ = played(db, backup_after=None)
@@ -530,6 +537,7 @@ def test_the_owner_sets_an_unfoldable_game_aside(tmp_path):
 # ---- checks and backups that never block the table --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_db_check_runs_on_a_snapshot_while_the_kiosk_saves(tmp_path):
     db = tmp_path / "clabber.db"
     table, _ = open_table(db, tmp_path / "backups")

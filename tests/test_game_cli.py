@@ -129,6 +129,7 @@ def test_refusals_exit_2_with_a_message_and_no_traceback(db, args, stdin, messag
     assert r.returncode == 2 and r.stdout == "" and message in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_a_damaged_database_is_reported_and_set_aside(db, tmp_path):
     new_game(db)
     run(db, "db", "backup")

@@ -177,6 +177,7 @@ def test_an_organisers_form_tells_the_boards(league_db):
 # ---- the feed, on its own -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_feed_draws_once_for_many_boards_keeps_the_newest_and_forgets_closed_boards():
     drawn: list[tuple[int, str]] = []
     state = {"n": 0}
@@ -250,6 +251,7 @@ def in_thread(db: str) -> Iterator[int]:
         store.close()
 
 
+@pytest.mark.slow
 def test_a_push_reaches_an_open_board_within_a_second_and_quiet_streams_outlive_the_deadline(tmp_path, monkeypatch):
     db = str(tmp_path / "league.db")
     store = Store(db)
@@ -294,6 +296,7 @@ def test_a_push_reaches_an_open_board_within_a_second_and_quiet_streams_outlive_
         asyncio.run(run(port))
 
 
+@pytest.mark.slow
 def test_a_stream_that_gets_nothing_out_is_closed_and_other_responses_keep_their_deadline(tmp_path, monkeypatch):
     """The guard on its own: a response that streams without asking for more time is cut at the
     response deadline; one that asks keeps going while it writes; when it stops writing, its own

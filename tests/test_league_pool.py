@@ -13,7 +13,7 @@ from league.pages import make_app
 from league.store.core import Store, StoreTrouble
 from tests.league_db import _admin
 
-pytestmark = pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+pytestmark = pytest.mark.parametrize("league_db", [pytest.param("postgresql", marks=pytest.mark.slow)], indirect=True)
 
 
 def _kill_the_stores_connection(store: Store) -> None:

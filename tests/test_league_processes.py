@@ -20,7 +20,7 @@ from tests.league_db import PG_URL
 from tests.league_server import LeagueServer
 from tests.sse import Stream
 
-pg_only = pytest.mark.parametrize("league_db", ["postgresql"], indirect=True)
+pg_only = pytest.mark.parametrize("league_db", [pytest.param("postgresql", marks=pytest.mark.slow)], indirect=True)
 
 
 class Heard:

@@ -225,6 +225,7 @@ def a_long_game(tmp_path_factory) -> list[dict]:
 FRESH = itertools.count(1000)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_pushes_in_any_batches_set_aside_exactly_what_the_whole_fold_refuses(world, a_long_game, data):

@@ -73,6 +73,7 @@ def _standings(page: str) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_a_round_played_at_two_bars_reaches_the_standings(season, tmp_path):
     api, db = season["api"], season["db"]
     schedule = json.loads(league(db, "schedule", "1", "--json"))

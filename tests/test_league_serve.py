@@ -29,6 +29,7 @@ def served(league_db):
     store.close()
 
 
+@pytest.mark.slow
 def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp_path):
     api, db = served["api"], served["db"]
     here, there = served["venues"]
@@ -88,6 +89,7 @@ def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp
     assert _run(db, "revoke", str(mine)) == (2, "", f"league: kiosk {mine}'s key is already revoked\n")
 
 
+@pytest.mark.slow
 def test_the_same_server_serves_the_pages(served):
     conn = http.client.HTTPConnection("127.0.0.1", served["api"].port, timeout=10)
     try:

@@ -53,6 +53,7 @@ def test_the_right_password_opens_a_session_and_a_wrong_one_does_not(league):
     assert client.get("/organiser").status_code == 303
 
 
+@pytest.mark.slow  # every wrong password hashed at full cost, and a restart
 def test_a_brute_force_is_locked_out_longer_each_time_even_after_a_restart(league):
     store, _, _, clock = league
     client = client_for(store, clock)

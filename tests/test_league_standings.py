@@ -178,6 +178,7 @@ def random_season(org: Organiser, data: st.DataObject) -> tuple[int, dict[int, s
     return division, names, results, (ranking, breakers)
 
 
+@pytest.mark.slow  # 40 seasons written through the store
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
@@ -193,6 +194,7 @@ def test_the_kept_totals_rank_exactly_as_counting_every_game(league_db, data):
         store.close()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )

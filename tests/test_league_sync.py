@@ -70,6 +70,7 @@ def _finish_a_game(kiosk) -> int:
     return game
 
 
+@pytest.mark.slow
 def test_the_worker_delivers_league_games_once_and_friendly_games_never(league, tmp_path):
     here = league["venues"][0]
     kiosk, kiosk_id = kiosk_at(league, tmp_path / "k", here, league["url"])
@@ -117,6 +118,7 @@ def _location(api, path: str) -> str:
         conn.close()
 
 
+@pytest.mark.slow
 def test_the_organisers_ruling_reaches_the_kiosk(league, tmp_path):
     here = league["venues"][0]
     kiosk, _ = kiosk_at(league, tmp_path / "k", here, league["url"])
@@ -135,6 +137,7 @@ def test_the_organisers_ruling_reaches_the_kiosk(league, tmp_path):
     kiosk.close()
 
 
+@pytest.mark.slow
 def test_a_refused_game_is_held_with_the_leagues_words_and_the_rest_goes_on(league, tmp_path):
     here, there = league["venues"]
     kiosk, kiosk_id = kiosk_at(league, tmp_path / "k", here, league["url"])
@@ -158,6 +161,7 @@ def test_a_refused_game_is_held_with_the_leagues_words_and_the_rest_goes_on(leag
     kiosk.close()
 
 
+@pytest.mark.slow
 def test_not_joined_says_so_and_a_join_wakes_the_worker(league, tmp_path):
     from tests.sync_helpers import Kiosk
 
@@ -298,6 +302,7 @@ def test_a_push_too_big_for_the_league_goes_in_smaller_pushes(tmp_path):
     kiosk.close()
 
 
+@pytest.mark.slow
 def test_a_league_slow_to_answer_gets_fewer_and_larger_pushes_not_more(tmp_path):
     """While the table goes on storing, a push that took all that waited is followed by the next only
     ``Pace.gather`` after it began: what the table stores meanwhile goes in one push, however slowly
@@ -373,6 +378,7 @@ def home(tmp_path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow  # the commands as processes
 def test_join_status_and_leave_from_the_command_line(one_league, tmp_path, home):
     league = one_league
     here = league["venues"][1]
@@ -402,6 +408,7 @@ def test_join_status_and_leave_from_the_command_line(one_league, tmp_path, home)
     assert out.returncode == 2 and out.stderr == "leave: this kiosk is not in a league\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -424,6 +431,7 @@ def test_a_config_the_kiosk_cannot_use_is_refused_in_one_line(tmp_path, home):
     assert out.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_the_worker_process_delivers_and_stops_cleanly_on_sigterm(one_league, tmp_path, home):
     """As systemd runs it, with a config file it cannot use: the database from --kiosk-db still tells."""
     league = one_league

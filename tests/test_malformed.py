@@ -95,6 +95,7 @@ def test_mutated_game_records_are_read_or_refused_cleanly(hands, teams):
         assert e.problems
 
 
+@pytest.mark.slow  # each record through a process of its own
 @settings(max_examples=12)
 @given(mutated_records())
 def test_the_command_never_prints_a_traceback(record):

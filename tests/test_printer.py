@@ -280,6 +280,7 @@ def test_a_usb_printer_node_receives_the_receipt_and_reports_its_paper(game, pty
     assert empty.receipt() == b""  # nothing printed on an empty roll
 
 
+@pytest.mark.slow
 def test_a_printer_that_takes_nothing_times_out(pty_printer):
     stuck = pty_printer(stuck=True)
     cfg = printer_config({"connection": "usb", "device": stuck.path, "timeout": 1})

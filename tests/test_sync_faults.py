@@ -485,6 +485,7 @@ def power_cuts(
 # ---- a restored older backup ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_restored_older_backup_is_flagged_on_both_sides_and_nothing_is_overwritten(league, kiosk, tmp_path):
     with worker(kiosk.path) as running:
         kiosk.play(6)  # game 1 under way
@@ -528,6 +529,7 @@ def test_a_restored_older_backup_is_flagged_on_both_sides_and_nothing_is_overwri
 # ---- a revoked key --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_revoked_key_stops_the_worker_which_says_why_and_keeps_the_outbox(league, kiosk, monkeypatch):
     calls: list[str] = []
     real = sync.call

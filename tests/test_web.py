@@ -72,6 +72,7 @@ def test_the_printed_qr_decodes_to_the_result_page(site):
     assert f">{g.sheet.totals[0]} W<" in html and "XX" in html and "Carolyn" in html
 
 
+@pytest.mark.slow
 def test_the_svg_and_text_forms(site):
     svg = site["folder"] / "qr.svg"
     assert clabber("qr", "--db", str(site["db"]), str(site["game"].id), "--svg", str(svg)).returncode == 0

@@ -244,6 +244,7 @@ def _raw(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
     return int(lines[0].split()[1]), headers, body
 
 
+@pytest.mark.slow
 def test_a_request_the_server_cannot_parse_gets_the_headers_too(served):
     status, headers, _ = _raw(served["ok"].port, b"THIS IS NOT HTTP\r\n\r\n")
     assert status == 400
@@ -298,6 +299,7 @@ def hands_on_page(html: str) -> int:
     return len(re.findall(r"<summary>Hand \d+", html))
 
 
+@pytest.mark.slow
 def test_a_restored_file_is_read_under_a_running_server(tmp_path):
     db = tmp_path / "clabber.db"
     table = open_table(db)
@@ -334,6 +336,7 @@ def read_only_mount(folder: Path) -> list[str]:
     return ["unshare", "-rm", "sh", "-c", script, str(folder)]
 
 
+@pytest.mark.slow
 def test_finished_games_stay_readable_with_the_kiosk_stopped(tmp_path):
     db = tmp_path / "clabber.db"
     table = open_table(db)
@@ -367,6 +370,7 @@ def test_finished_games_stay_readable_with_the_kiosk_stopped(tmp_path):
         assert "Traceback" not in server.close()
 
 
+@pytest.mark.slow
 def test_a_game_whose_log_cannot_be_folded_says_so_and_is_logged_once(tmp_path):
     db = tmp_path / "clabber.db"
     table = open_table(db)
@@ -393,6 +397,7 @@ def test_a_game_whose_log_cannot_be_folded_says_so_and_is_logged_once(tmp_path):
     assert out.count(f"game {game.id} cannot be shown") == 1 and "Traceback" not in out, out
 
 
+@pytest.mark.slow
 def test_a_page_on_a_kept_alive_connection_is_not_held_back(served):
     """Each response goes out at once (TCP_NODELAY): with Nagle's algorithm on, the second write
     of a response waits for the phone's delayed ACK, 40 ms a page."""
@@ -411,6 +416,7 @@ def test_a_page_on_a_kept_alive_connection_is_not_held_back(served):
     assert statistics.median(times) < 0.025, f"median {statistics.median(times) * 1000:.0f} ms"
 
 
+@pytest.mark.slow  # draws big games while pages are timed
 def test_drawing_big_games_does_not_hold_up_other_pages(tmp_path):
     table = open_table(tmp_path / "clabber.db")
     # A game of four thousand hands, nearly all passed out (the same dealer deals again): a page that
