@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -27,6 +29,12 @@ from league.store.core import StoreTrouble
 from shared.http.headers import PLAIN_CSP, Hardened
 
 MOST_BODY = 1024 * 1024  # bytes: a push of 50 whole games is far less
+# Pushes stored at once, each in a worker thread of its own. The work is mostly the interpreter's,
+# which runs one thread at a time: more threads only take turns with each other, each push taking
+# longer and holding its rows' locks longer (on this machine at 500 events a second, 40 threads
+# answered in 0.2 to 2 s at the 99th percentile, two in 0.03 to 0.16 s). Two, so one push's wait
+# for the database or a lock leaves the other going.
+PUSHES_AT_ONCE = 2
 
 
 class Busy(KioskRefused):
@@ -99,6 +107,8 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
 
         return await answer(request, work)
 
+    pushing = anyio.CapacityLimiter(PUSHES_AT_ONCE)
+
     # One worker thread a push: the key checked, the JSON read, the events and any result stored, in
     # the push's own transaction, off the event loop.
     async def push(request: Request) -> JSONResponse:
@@ -106,7 +116,8 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
             key = _key(request)
             if key is None:  # refused before the body is read or anything waits for the database
                 raise KioskRefused("send the kiosk's key as 'Authorization: Bearer <key>'", 401)
-            return await run_in_threadpool(kiosks.push, key, await _body(request))
+            body = await _body(request)
+            return await anyio.to_thread.run_sync(kiosks.push, key, body, limiter=pushing)
 
         return await answer(request, work)
 

@@ -562,13 +562,19 @@ class Folding:
         return None
 
 
+# The games kept folded: those in play at the biggest league night (200 tables, a game each) with
+# room to spare. Each is a few thousand objects that the interpreter's collector walks in each full
+# collection, so keeping ten times as many as are in play made every such pause ten times longer.
+GAMES_FOLDED = 256
+
+
 class FoldCache:
     """Recently pushed games, folded as far as the league holds them, so that the next push of a game
     folds only its own events instead of reading and folding the whole game again. A game is taken
     from here only when it ends at the seq the database holds (another server process may have
     added to it); otherwise it is folded from the database."""
 
-    def __init__(self, most: int = 4096) -> None:
+    def __init__(self, most: int = GAMES_FOLDED) -> None:
         self.most = most
         self._kept: OrderedDict[tuple[int, int], Folding] = OrderedDict()
         self._lock = threading.Lock()  # pushes are answered in worker threads

@@ -5,8 +5,9 @@ Each process keeps its own open boards (league/board/feed.py). A change (a push 
 organiser's form) is sent to all of them as PostgreSQL's ``NOTIFY`` on the league's channel (its
 name carries the league's schema, so leagues sharing a database never hear each other), by a thread
 of the sending process's own, after the change's commit; each process listens on a connection of its
-own and tells its own boards. What queued while a notification was being sent goes in the next one
-together (the venues, comma-separated; empty: every venue): one notification for many pushes. Every
+own and tells its own boards. A notification follows a change at once, and the next waits ``GATHER``:
+what changed meanwhile goes in it together (the venues, comma-separated; empty: every venue), so a
+busy night's hundreds of pushes a second cost ten notifications a second. Every
 listener hears the same news in the same order; a listener that lost its connection connects again,
 and meanwhile the boards' own refresh (every 30 s) still shows every change.
 """
@@ -24,6 +25,7 @@ CHANNEL = "clabber_boards"  # with the schema's name: Store.channel
 MOST_VENUES = 200  # venues named in one notification (PostgreSQL takes 8,000 bytes); more: every venue
 AGAIN = 5.0  # s before a lost listener connects again
 LOOK = 0.5  # s between the listener's looks at whether to stop: a server stops at once
+GATHER = 0.1  # s after a notification before the next: what changes meanwhile goes in one
 
 log = logging.getLogger("league.board.tonight")
 
@@ -85,6 +87,7 @@ class News:
                 log.warning("the other processes' boards were not told: %s", e)
                 for venue in _venues(payload):  # this process's, at least
                     self.boards.changed(venue)
+            self._stop.wait(GATHER)
 
     def _listen(self) -> None:
         while not self._stop.is_set():
