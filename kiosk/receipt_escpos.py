@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -23,14 +26,24 @@ def load_escpos(state_dir: Path | None = None) -> None:
     """Imports python-escpos once, on our terms: it caches its printer data as a pickle in a fresh
     temporary folder at every import (one folder of ours instead: no litter, and no pickle read
     from /tmp), and it sets up Python's logging for the whole program unless that is done (its
-    messages go where ours go instead)."""
+    messages go where ours go instead).
+
+    python-escpos writes its pickle in place and reads it without a lock: two programs importing
+    it at once (the kiosk and a command, at first boot or after an upgrade) could read the other's
+    half-written file and fail. So each import works in a private folder, from a copy of the kept
+    pickle, and the pickle it leaves there replaces the kept one in one rename."""
     if "escpos.printer" in sys.modules:
         return
+    private: Path | None = None
     if "ESCPOS_CAPABILITIES_PICKLE_DIR" not in os.environ:
         folder = (state_dir or Path.home() / ".cache" / "clabber") / "escpos"
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.environ["ESCPOS_CAPABILITIES_PICKLE_DIR"] = str(folder)
+            private = Path(tempfile.mkdtemp(prefix="import-", dir=folder))
+            kept = folder / _pickle_name()
+            if kept.exists():
+                shutil.copy2(kept, private / kept.name)  # its time kept: python-escpos compares it
+            os.environ["ESCPOS_CAPABILITIES_PICKLE_DIR"] = str(private)
         except OSError:
             pass  # python-escpos makes its own temporary one
     root = logging.getLogger()
@@ -40,6 +53,27 @@ def load_escpos(state_dir: Path | None = None) -> None:
         import escpos.printer  # noqa: F401
     finally:
         root.removeHandler(guard)
+        if private is not None:
+            del os.environ["ESCPOS_CAPABILITIES_PICKLE_DIR"]  # read at import only; not for our children
+            _keep_pickle(private)
+
+
+def _pickle_name() -> str:
+    """The name python-escpos gives its pickle."""
+    return f"{platform.python_version()}.capabilities.pickle"
+
+
+def _keep_pickle(private: Path) -> None:
+    """The pickle an import left in its private folder becomes the kept one (a rename: whole or
+    not at all); the private folder goes."""
+    made = private / _pickle_name()
+    try:
+        if made.exists():
+            os.replace(made, private.parent / made.name)
+    except OSError:
+        pass  # the next import makes it again
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
 
 
 def dummy(cfg: PrinterConfig) -> Any:

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import errno
 import os
+import platform
 import socket
+import subprocess
+import sys
 import threading
 import time
 import tty
@@ -459,3 +462,25 @@ def test_clabber_print_refuses_in_one_line(cli_game, args, code, line):
     for name in files:
         line = line.replace(f"{name}:", f"{tmp / name}:")
     assert r.stderr == line + "\n"
+
+
+@pytest.mark.slow  # eight Python processes started at once
+def test_programs_importing_the_printer_library_at_once_all_start(tmp_path):
+    """python-escpos writes its printer data's pickle in place at its first import and reads it
+    without a lock: programs that start together (the kiosk and a command, at first boot or after
+    an upgrade) must never read another's half-written file."""
+    state = tmp_path / "state"
+    code = (
+        "import sys; from pathlib import Path; from kiosk.receipt_escpos import load_escpos;"
+        " load_escpos(Path(sys.argv[1]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ESCPOS_CAPABILITIES_PICKLE_DIR"}
+    for _ in range(3):  # a first import with nothing kept, then again with the pickle kept
+        starting = [
+            subprocess.Popen([sys.executable, "-c", code, str(state)], stderr=subprocess.PIPE, text=True, env=env)
+            for _ in range(8)
+        ]
+        failed = [err for p in starting if (err := p.communicate(timeout=60)[1]) and p.returncode != 0]
+        assert not failed, failed[0]
+    kept = list((state / "escpos").iterdir())
+    assert [p.name for p in kept] == [f"{platform.python_version()}.capabilities.pickle"]  # no folder left behind
