@@ -332,14 +332,6 @@ def meetings_on(conn: Connection, venue: int, date: str) -> list[dict[str, Any]]
     return _rows(conn, _MEETINGS_ON, {"venue": venue, "date": date})
 
 
-def count_all(conn: Connection) -> dict[str, int]:
-    """Rows in each kiosk table: what the security tests compare before and after a refusal."""
-    return {
-        t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
-        for t in (enrol_codes, kiosks, kiosk_games, kiosk_events, kiosk_divergences)
-    }
-
-
 def game_of(conn: Connection, kiosk_id: int, game: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """A kiosk game's binding and its events as stored, for its page."""
     return bound_game(conn, kiosk_id, game), game_events(conn, kiosk_id, game)
