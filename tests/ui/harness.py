@@ -10,6 +10,7 @@ from typing import Any
 from kivy.base import EventLoop
 from kivy.core.window import Window
 from kivy.tests.common import UnitTestTouch
+from kivy.uix.recycleview import views as recycled_views
 
 from kiosk.store import open_store
 from kiosk.table import Table
@@ -36,6 +37,10 @@ class Kiosk:
         header, as a desktop kiosk with no GPIO shows them."""
         EventLoop.ensure_window()
         theme.set_panel(theme.panel_px_per_mm(*size))  # the screens are built for this panel
+        # Kivy keeps the rows a list has let go (the sheet's lines) for any list of the process to
+        # take again, with the sizes they were built with: an earlier test's, perhaps for the other
+        # panel. A kiosk never changes its panel; a test process does, so it starts without them.
+        recycled_views._cached_views.clear()
         load_style()
         self.db = db
         self.store, report = open_store(db, db.parent / "backups")

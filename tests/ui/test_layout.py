@@ -10,7 +10,7 @@ import re
 import pytest
 
 from engine.cards import card_name
-from tests.ui.flows import start_game, type_text
+from tests.ui.flows import quick_hand, start_game, type_text
 from tests.ui.harness import LANDSCAPE, PORTRAIT, Kiosk
 
 
@@ -129,3 +129,18 @@ def test_the_draw_seats_the_players_and_their_names_follow_everywhere(table):
     players = {line.name: line for line in table.table.statistics().players}
     assert players["Bob"].team == "Aces" and players["Bob"].figures.won == 1
     assert players["Di"].team == "Kings" and players["Di"].figures.won == 0
+
+
+def test_the_sheet_is_laid_out_for_its_own_panel_after_a_kiosk_on_the_other(tmp_path):
+    """Kivy keeps the sheet's rows that a list let go for any later list of the process: a kiosk on
+    the 7" display after one on the Touch Display 2 (or the other way) must draw rows for its own."""
+    for i, size in enumerate((PORTRAIT, LANDSCAPE, PORTRAIT)):
+        k = Kiosk(tmp_path / f"{i}.db", size=size, check_layout=True)
+        try:
+            start_game(k)
+            for maker in ("N", "E", "S"):
+                quick_hand(k, maker, "S", "70", team="NS")
+            k.screen.ids.rows.data = []  # the sheet emptied (a new game): its rows are let go
+            k.frames(2)
+        finally:
+            k.close()
