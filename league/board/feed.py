@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-log = logging.getLogger("league.board.tonight")
+log = logging.getLogger("league.board")
 
 QUEUE = 4  # messages held for one board; past that the oldest goes (the newest says it all)
 MOST_BOARDS = 300  # open at once: a connection each, well under the server's cap of connections

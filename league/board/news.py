@@ -27,7 +27,7 @@ AGAIN = 5.0  # s before a lost listener connects again
 LOOK = 0.5  # s between the listener's looks at whether to stop: a server stops at once
 GATHER = 0.1  # s after a notification before the next: what changes meanwhile goes in one
 
-log = logging.getLogger("league.board.tonight")
+log = logging.getLogger("league.board")
 
 
 class Told(Protocol):
