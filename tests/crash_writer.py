@@ -17,7 +17,10 @@ import random
 import sys
 import threading
 from multiprocessing.connection import Connection
+from multiprocessing.context import ForkServerContext
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import TextIO
 
 from kiosk.store import open_store
 from kiosk.table import Table
@@ -63,6 +66,19 @@ def forked(
         os.environ["CLABBER_TEST_LEAGUE"] = json.dumps(league)
     sys.argv = [__file__, path, str(seed)]
     main()
+
+
+def start_forked(
+    processes: ForkServerContext, path: str, seed: int, synchronous: str | None = None
+) -> tuple[BaseProcess, TextIO]:
+    """``forked`` in a process of ``processes``, and what it prints (read until it dies)."""
+    reader, out = processes.Pipe(duplex=False)
+    process = processes.Process(target=forked, args=(path, seed, synchronous, out))
+    process.start()
+    out.close()  # the writer holds the only end it writes to: its death ends the stream
+    output = open(os.dup(reader.fileno()), encoding="utf-8")  # noqa: SIM115  (the caller closes it)
+    reader.close()
+    return process, output
 
 
 def forked_sync(path: str, seed: int, journal: str) -> None:

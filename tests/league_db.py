@@ -13,6 +13,7 @@ import os
 import secrets
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,13 @@ def league_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
         path.write_bytes(_migrated_sqlite())
         yield str(path)
         return
+    with pg_schema() as url:
+        yield url
+
+
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    """A fresh PostgreSQL schema at $CLABBER_TEST_PG, as the URL a store opens; dropped afterwards."""
     schema = f"clabber_test_{secrets.token_hex(6)}"
     admin = _admin()
     try:

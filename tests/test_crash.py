@@ -38,12 +38,7 @@ def test_sigkill_at_random_moments_never_loses_a_saved_hand(tmp_path):
     # interpreter's start, so the kills land on the store's work rather than on Python's imports.
     processes = lossyfs.processes()
     for i in range(KILLS):
-        reader, out = processes.Pipe(duplex=False)
-        writer = processes.Process(target=crash_writer.forked, args=(str(db), i, None, out))
-        writer.start()
-        out.close()  # the writer holds the only end it writes to: its death ends the stream
-        output = open(os.dup(reader.fileno()), encoding="utf-8")  # noqa: SIM115  (closed below)
-        reader.close()
+        writer, output = crash_writer.start_forked(processes, str(db), i)
         early = []
         if i % 8 == 0:  # now and then while it is still starting up
             time.sleep(rng.uniform(0.0, 0.3))

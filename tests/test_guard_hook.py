@@ -46,6 +46,13 @@ def _pinned() -> SpecifierSet:
     return SpecifierSet(spec)
 
 
+def _protocol(cls: type[HttpToolsProtocol], loop: asyncio.AbstractEventLoop) -> HttpToolsProtocol:
+    """A connection's protocol as uvicorn makes one, on ``loop``."""
+    config = Config(app=lambda scope, receive, send: None, http="httptools")
+    config.load()
+    return cls(config, ServerState(), app_state={}, _loop=loop)
+
+
 def test_the_installed_uvicorn_is_in_the_pinned_range():
     installed = metadata.version("uvicorn")
     assert installed in _pinned(), f"uvicorn {installed} is outside the range the guard is tested against"
@@ -67,9 +74,7 @@ def test_every_method_the_guard_hooks_is_there_with_the_same_parameters():
 def test_the_state_the_guard_reads_is_kept_where_it_reads_it():
     loop = asyncio.new_event_loop()
     try:
-        config = Config(app=lambda scope, receive, send: None, http="httptools")
-        config.load()
-        protocol = HttpToolsProtocol(config, ServerState(), app_state={}, _loop=loop)
+        protocol = _protocol(HttpToolsProtocol, loop)
         missing = {a for a in PROTOCOL_STATE if not hasattr(protocol, a)}
         assert not missing, f"uvicorn's HttpToolsProtocol no longer holds {sorted(missing)}"
         assert protocol.loop is loop and protocol.connections is not None
@@ -104,9 +109,7 @@ def test_the_parser_calls_back_for_the_url_and_each_header():
 
     loop = asyncio.new_event_loop()
     try:
-        config = Config(app=lambda scope, receive, send: None, http="httptools")
-        config.load()
-        protocol = Watching(config, ServerState(), app_state={}, _loop=loop)
+        protocol = _protocol(Watching, loop)
         protocol.parser.feed_data(b"GET /a HTTP/1.1\r\nHost: x\r\nX-One: 1\r\n\r\n")
     finally:
         loop.close()

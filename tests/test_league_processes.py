@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import threading
 import time
 
@@ -16,7 +15,7 @@ import sqlalchemy as sa
 from league.board.news import News
 from league.store.core import Store
 from tests.board_helpers import busy_night, push_body, table_game
-from tests.league_db import PG_URL
+from tests.league_db import pg_schema
 from tests.league_server import LeagueServer
 from tests.sse import Stream
 
@@ -90,29 +89,22 @@ def test_changes_queued_while_one_is_sent_go_in_one_notification(league_db):
 
 @pg_only
 def test_leagues_sharing_a_database_never_hear_each_others_news(league_db):
-    other_schema = f"clabber_test_{secrets.token_hex(6)}"
-    admin = sa.create_engine(sa.make_url(PG_URL).set(drivername="postgresql+psycopg"))
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE SCHEMA {other_schema}")
-    other_url = sa.make_url(PG_URL).update_query_dict({"options": f"-csearch_path={other_schema}"})
-    ours, theirs = Store(league_db), Store(other_url.render_as_string(hide_password=False))
-    heard = [Heard(), Heard()]
-    news = [News(ours, heard[0]).start(), News(theirs, heard[1]).start()]
-    try:
-        _until(lambda: all(n.listening.is_set() for n in news))
-        news[0].changed(4)
-        news[1].changed(9)
-        _until(lambda: heard[0].venues and heard[1].venues, 5)
-        time.sleep(0.3)
-        assert (heard[0].venues, heard[1].venues) == ([4], [9])
-    finally:
-        for n in news:
-            n.stop()
-        ours.close()
-        theirs.close()
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP SCHEMA {other_schema} CASCADE")
-        admin.dispose()
+    with pg_schema() as other:
+        ours, theirs = Store(league_db), Store(other)
+        heard = [Heard(), Heard()]
+        news = [News(ours, heard[0]).start(), News(theirs, heard[1]).start()]
+        try:
+            _until(lambda: all(n.listening.is_set() for n in news))
+            news[0].changed(4)
+            news[1].changed(9)
+            _until(lambda: heard[0].venues and heard[1].venues, 5)
+            time.sleep(0.3)
+            assert (heard[0].venues, heard[1].venues) == ([4], [9])
+        finally:
+            for n in news:
+                n.stop()
+            ours.close()
+            theirs.close()
 
 
 @pg_only

@@ -90,13 +90,7 @@ class Writer:
 
     @classmethod
     def start(cls, processes: ForkServerContext, db: Path, seed: int, synchronous: str | None) -> Writer:
-        reader, out = processes.Pipe(duplex=False)
-        process = processes.Process(target=crash_writer.forked, args=(str(db), seed, synchronous, out))
-        process.start()
-        out.close()  # the writer holds the only end it writes to: its death ends the stream
-        output = open(os.dup(reader.fileno()), encoding="utf-8")  # noqa: SIM115  (closed by kill_at_random)
-        reader.close()
-        return cls(process, output)
+        return cls(*crash_writer.start_forked(processes, str(db), seed, synchronous))
 
     def kill_at_random(self, rng: random.Random) -> str:
         """Kills it at a random moment; everything it printed."""

@@ -68,18 +68,8 @@ class News:
         self._outgoing.put("" if venue is None else str(venue))
 
     def _send(self) -> None:
-        stopping = False
-        while not stopping and (first := self._outgoing.get()) is not None:
-            venues = {first}
-            while True:  # what queued meanwhile goes in the same notification
-                try:
-                    more = self._outgoing.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stopping = True
-                    break
-                venues.add(more)
+        while (first := self._outgoing.get()) is not None:
+            venues, stopping = self._queued_behind(first)
             payload = _payload(venues)
             try:
                 self.store.notify(self.channel, payload)
@@ -87,7 +77,21 @@ class News:
                 log.warning("the other processes' boards were not told: %s", e)
                 for venue in _venues(payload):  # this process's, at least
                     self.boards.changed(venue)
+            if stopping:
+                return
             self._stop.wait(GATHER)
+
+    def _queued_behind(self, first: str) -> tuple[set[str], bool]:
+        """``first`` and every change queued behind it (one notification); whether a stop came too."""
+        venues = {first}
+        while True:
+            try:
+                more = self._outgoing.get_nowait()
+            except queue.Empty:
+                return venues, False
+            if more is None:
+                return venues, True
+            venues.add(more)
 
     def _listen(self) -> None:
         while not self._stop.is_set():
