@@ -38,6 +38,7 @@ from engine.seats import EW, NS, TEAMS, Team
 
 BELL_POINTS = 20
 FOUR_JACKS_POINTS = 200
+FOUR_POINTS = 100  # four of any other rank
 # The order of four of a kind, high to low: Jacks, 9s, As, 10s, Ks, Qs.
 FOUR_ORDER = {JACK: 6, NINE: 5, ACE: 4, TEN: 3, KING: 2, QUEEN: 1}
 SEQUENCE_POINTS = {3: 20, 4: 50, 5: 100, 6: 100}
@@ -74,7 +75,7 @@ class Meld:
     def points(self) -> int:
         """What the meld is worth."""
         if self.is_four:
-            return FOUR_JACKS_POINTS if self.rank == JACK else 100
+            return FOUR_JACKS_POINTS if self.rank == JACK else FOUR_POINTS
         return SEQUENCE_POINTS[self.length]
 
     def key(self, trump: Suit | None) -> tuple[int, int, int, int]:

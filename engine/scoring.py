@@ -6,11 +6,15 @@ from dataclasses import dataclass
 
 from engine.cards import POINTS_IN_HAND
 from engine.hand import Hand, Renege
-from engine.melds import BELL_POINTS, meld_winner
+from engine.melds import BELL_POINTS, FOUR_JACKS_POINTS, FOUR_POINTS, meld_winner
 from engine.rules import Rules
 from engine.seats import EW, NS, TEAMS, Seat, Team, left_of, other, team_of
 
 Pair = tuple[int, int]
+
+# The most one team can score in a hand: every card point, the bell, and the melds of both its seats.
+# Six cards hold at most one four of a kind (or a sequence, worth less); only one seat's can be jacks.
+MOST_IN_A_HAND = POINTS_IN_HAND + BELL_POINTS + FOUR_JACKS_POINTS + FOUR_POINTS
 
 
 @dataclass(frozen=True)

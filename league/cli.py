@@ -216,10 +216,20 @@ def _outcome(text: str) -> str | None:
 @click.argument("points_a", type=int)
 @click.argument("points_b", type=int)
 @click.argument("outcome", type=click.Choice(["a", "b", "tie", "abandoned"]))
+@click.option("--reason", help="Why the game was abandoned (needed for an abandoned game).")
+@click.option("--dry-run", is_flag=True, help="Say what the result would do; count nothing.")
 @_refusals
-def game(org: Any, meeting_id: int, points_a: int, points_b: int, outcome: str) -> None:
-    """Record the next game of a meeting (points of team a and b; who won); prints its id."""
-    click.echo(org.record_game(meeting_id, points_a, points_b, _outcome(outcome)))
+def game(
+    org: Any, meeting_id: int, points_a: int, points_b: int, outcome: str, reason: str | None, dry_run: bool
+) -> None:
+    """Record the next game of a meeting: the points of team a and b, and who won (the season's rules
+    decide what may be); says what it did to the standings, and prints the game's id."""
+    if dry_run:
+        click.echo(org.preview_game(meeting_id, points_a, points_b, _outcome(outcome), reason))
+        return
+    id_, said = org.game_said(meeting_id, points_a, points_b, _outcome(outcome), reason)
+    click.echo(said, err=True)
+    click.echo(id_)
 
 
 @league.command("rule")

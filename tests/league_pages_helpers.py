@@ -51,8 +51,8 @@ def meeting_of(org: Organiser, division: int, x: int, y: int) -> dict:
 
 
 def small_season(org: Organiser) -> dict[str, int]:
-    """Three teams, one game a meeting: Aces beat the hostile name 121-97; Queens forfeit to Aces;
-    the hostile name beat Queens 121-80 but the game is ruled abandoned."""
+    """Three teams, one game a meeting: Aces beat the hostile name 521-497; Queens forfeit to Aces;
+    the hostile name beat Queens 521-480 but the game is ruled abandoned."""
     league = org.create_league("Tuesday nights")
     season, division = org.create_season(league, "Winter 2026")
     aces = org.add_team(division, "Aces", ["Ann", "Bob"])
@@ -61,21 +61,21 @@ def small_season(org: Organiser) -> dict[str, int]:
     org.add_venue(league, "Germania", tables=2)
     org.make_schedule(division, "2026-01-06")
     m = meeting_of(org, division, aces, kings)
-    org.record_game(m["id"], *((121, 97, "a") if m["team_a"] == aces else (97, 121, "b")))
+    org.record_game(m["id"], *((521, 497, "a") if m["team_a"] == aces else (497, 521, "b")))
     m = meeting_of(org, division, aces, queens)
     org.forfeit(m["id"], queens, "Queens' player is ill")
     m = meeting_of(org, division, kings, queens)
-    game = org.record_game(m["id"], *((121, 80, "a") if m["team_a"] == kings else (80, 121, "b")))
+    game = org.record_game(m["id"], *((521, 480, "a") if m["team_a"] == kings else (480, 521, "b")))
     org.rule_game(game, None, "played with a short deck")
     return {"league": league, "season": season, "division": division, "aces": aces, "kings": kings, "queens": queens}
 
 
 # Worked by hand: team, played, won, lost, tied, for, against, difference. The abandoned game counts
 # for nobody; the forfeit is a game won by Aces with no points; Kings and Queens are level on games
-# won, and game points (97 to 0) put Kings second.
+# won, and game points (497 to 0) put Kings second.
 STANDINGS = [
-    ["1", "Aces", "2", "2", "0", "0", "121", "97", "24"],
-    ["2", HOSTILE, "1", "0", "1", "0", "97", "121", "-24"],
+    ["1", "Aces", "2", "2", "0", "0", "521", "497", "24"],
+    ["2", HOSTILE, "1", "0", "1", "0", "497", "521", "-24"],
     ["3", "Queens", "1", "0", "1", "0", "0", "0", "0"],
 ]
 

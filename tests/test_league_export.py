@@ -85,7 +85,7 @@ def test_each_kiosk_games_record_reads_back_to_the_points_the_league_holds(seaso
     by_hand = games[0]
     assert "record" not in by_hand and (by_hand["teams"]["a"]["name"], by_hand["points"]) == (
         "Kings",
-        {"a": 260, "b": 180},
+        {"a": 660, "b": 580},
     )
     for g in games[1:]:
         record = g["record"]
@@ -104,8 +104,8 @@ def test_each_kiosk_games_record_reads_back_to_the_points_the_league_holds(seaso
     first = rows[0]
     assert [first[k] for k in ("team_a", "points_a", "points_b", "result", "played_at")] == [
         "Kings",
-        "260",
-        "180",
+        "660",
+        "580",
         "a",
         "by hand",
     ]

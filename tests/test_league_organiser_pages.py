@@ -170,13 +170,37 @@ def night(site):
 def test_the_meeting_forms_record_its_games_and_move_it(site, night):
     client, m, back = site["client"], night["meeting"], night["back"]
     a, b = night["names"][m["team_a"]], night["names"][m["team_b"]]
-    r = post(site, "/organiser/game", meeting=str(m["id"]), points_a="121", points_b="97", outcome="a", back=back)
+    before = events(site["store"])
+    r = post(site, "/organiser/game", meeting=str(m["id"]), points_a="521", points_b="497", outcome="a", back=back)
+    # Checked first: what the result will do, and a button to count it; nothing counts yet.
+    assert r.status_code == 200 and "Check before it counts" in r.text
+    assert f'<p class="said">{a} beat {b} 521–497; {a} stay 1st, {b} go down to 2nd.</p>' in html.unescape(r.text)
+    assert events(site["store"]) == before
+    r = post(
+        site,
+        "/organiser/game",
+        meeting=str(m["id"]),
+        points_a="521",
+        points_b="497",
+        outcome="a",
+        back=back,
+        confirm="1",
+    )
     done(site, r, back, "The game is recorded.")
-    r = post(site, "/organiser/game", meeting=str(m["id"]), points_a="-40", points_b="500", outcome="b", back=back)
+    r = post(
+        site,
+        "/organiser/game",
+        meeting=str(m["id"]),
+        points_a="480",
+        points_b="597",
+        outcome="b",
+        back=back,
+        confirm="1",
+    )
     page = done(site, r, back, "The game is recorded.")
     assert "2 of 2 games" in page
     schedule = html.unescape(re.sub(r"<[^>]+>", "", client.get(f"/divisions/{night['division']}/schedule").text))
-    assert f"Game 1: 121–97, {a} won" in schedule and f"Game 2: -40–500, {b} won" in schedule
+    assert f"Game 1: 521–497, {a} won" in schedule and f"Game 2: 480–597, {b} won" in schedule
 
     r = post(
         site,
@@ -193,7 +217,7 @@ def test_the_meeting_forms_record_its_games_and_move_it(site, night):
     assert "2026-03-05, Bar 2, table 2 (moved: from 2026-03-03)" in schedule
     assert [e.kind for e in events(site["store"])[-3:]] == ["game_recorded", "game_recorded", "meeting_moved"]
     lines = [(x.name, x.won, x.points_for) for x in site["org"].standings(night["division"]) if x.played]
-    assert lines == [(b, 1, 597), (a, 1, 81)]  # a win each; game points put b first
+    assert lines == [(b, 1, 1094), (a, 1, 1001)]  # a win each; game points put b first
 
 
 def test_every_form_refuses_bad_input_with_its_reason_and_writes_nothing(site, night):
@@ -208,7 +232,7 @@ def test_every_form_refuses_bad_input_with_its_reason_and_writes_nothing(site, n
         "rules": "evansville",
     }
     move = {"meeting": str(m["id"]), "date": "2026-03-05", "venue": str(night["bar"]), "reason": "shut"}
-    game = {"meeting": str(m["id"]), "points_a": "121", "points_b": "97", "outcome": "a"}
+    game = {"meeting": str(m["id"]), "points_a": "521", "points_b": "497", "outcome": "a"}
     team = {"division": str(night["division"]), "name": "West", "player_1": "Ann", "player_2": "Bob"}
     cases = [
         ("league", {"name": "  "}, "league: a name is needed"),
@@ -240,6 +264,12 @@ def test_every_form_refuses_bad_input_with_its_reason_and_writes_nothing(site, n
         ("game", {**game, "outcome": "won"}, "the result is a, b, tie or abandoned, not 'won'"),
         ("game", {**game, "points_a": "12x"}, "the first team's points: '12x' is not a number of points"),
         ("game", {**game, "points_b": "99999"}, "is not a game's points"),
+        ("game", {**game, "points_a": "-40"}, "the first team's points: -40 is not a game's points"),
+        ("game", {**game, "points_a": "300", "points_b": "600"}, "won with 300, short of the target 500: swap a"),
+        ("game", {**game, "points_a": "510", "points_b": "521"}, "won with 510 against 521: the winner has more"),
+        ("game", {**game, "outcome": "tie"}, "a tie is equal totals of 500 or more, not 521–497"),
+        ("game", {**game, "outcome": ""}, "choose the result"),
+        ("game", {**game, "outcome": "abandoned"}, "abandoned: a reason is needed"),
         ("game", {**game, "meeting": str(forfeited["id"])}, "was forfeited: no games are played"),
         ("game", {**game, "meeting": str(played["id"])}, "already has its 1 game(s)"),
         ("rule", {"game": "999", "outcome": "a", "reason": "r"}, "there is no game 999"),

@@ -37,7 +37,7 @@ def test_the_standings_page_shows_the_hand_worked_table_in_order(site):
     assert "Ranked by games won (a tie counts half); then game points, point difference, head to head" in r.text
     # Where a tie-breaker decided a place, the page says so.
     kings = "&lt;b&gt;Kings&lt;/b&gt; &amp; &#34;Co&#34; &lt;script&gt;x()&lt;/script&gt;"
-    assert f"<li>{kings} above Queens on game points (97 to 0).</li>" in r.text
+    assert f"<li>{kings} above Queens on game points (497 to 0).</li>" in r.text
 
 
 def test_the_index_links_each_league_to_its_seasons(site):
@@ -54,7 +54,7 @@ def test_the_schedule_shows_every_round_with_its_bye_results_forfeit_and_ruling(
     assert r.text.count("has the bye") == 3
     assert "Forfeited by Queens: Queens&#39; player is ill" in r.text
     assert "abandoned, counts for nobody <em>(ruling: played with a short deck)</em>" in r.text
-    assert "121–97, Aces won" in r.text or "97–121, Aces won" in r.text
+    assert "521–497, Aces won" in r.text or "497–521, Aces won" in r.text
 
 
 def test_a_team_page_lists_its_own_meetings_only(site):

@@ -154,7 +154,7 @@ def store(league_db):
 
 def _season(org: Organiser, n: int, games_per_meeting: int = 1, tables: int = 4, play: bool = True):
     """A division of the first ``n`` of STRENGTH (added in alphabetical order, so ids are not the seeds),
-    its round robin played with every team beating those after it 121-80 in every game."""
+    its round robin played with every team beating those after it 521-480 in every game."""
     league = org.create_league("Tuesday nights")
     _, division = org.create_season(league, "Winter 2026", {"games_per_meeting": games_per_meeting})
     ids = {name: org.add_team(division, name, [f"{name} 1", f"{name} 2"]) for name in sorted(STRENGTH[:n])}
@@ -167,7 +167,7 @@ def _season(org: Organiser, n: int, games_per_meeting: int = 1, tables: int = 4,
             if m["team_b"] is not None:
                 for _ in range(games_per_meeting):
                     a_wins = rank[m["team_a"]] < rank[m["team_b"]]
-                    org.record_game(m["id"], *((121, 80, "a") if a_wins else (80, 121, "b")))
+                    org.record_game(m["id"], *((521, 480, "a") if a_wins else (480, 521, "b")))
     return division, ids
 
 
@@ -200,11 +200,11 @@ def _play(org: Organiser, division: int, label: str, *games: tuple[int, int, str
     match = next(m for r in org.bracket(division)["rounds"] for m in r["matches"] if m["label"] == label)
     assert match["meeting"] is not None, f"{label} has no meeting yet"
     for g in games:
-        org.record_game(match["meeting"], *g)
+        org.record_game(match["meeting"], *g, "the bar closed" if g[2] is None else None)
     return match["meeting"]
 
 
-A_WINS, B_WINS = (121, 80, "a"), (80, 121, "b")
+A_WINS, B_WINS = (521, 480, "a"), (480, 521, "b")
 
 
 def test_eight_teams_are_seeded_from_the_standings_and_the_first_round_is_four_meetings(store):
@@ -269,9 +269,9 @@ def test_four_teams_advance_by_recorded_games_to_a_champion(store):
     assert len(_meetings(org, division, "playoffs")) == 2
     semi = _play(org, division, "Semi-final 2", A_WINS, A_WINS)
     assert _draw(org, division)[1][3] is None  # Kings lead two games to none, but a meeting is three games
-    org.record_game(semi, 80, 121, "b")
+    org.record_game(semi, 480, 521, "b")
     with pytest.raises(LeagueRefused, match="already has its 3 game"):
-        org.record_game(semi, 121, 80, "a")
+        org.record_game(semi, 521, 480, "a")
     assert _draw(org, division) == [
         ("Semi-final 1", "Aces", "Jacks", "Jacks"),
         ("Semi-final 2", "Kings", "Queens", "Kings"),
@@ -279,7 +279,7 @@ def test_four_teams_advance_by_recorded_games_to_a_champion(store):
     ]
     final = _meetings(org, division, "playoffs")[-1]
     assert (final["team_a"], final["team_b"], final["round_date"]) == (ids["Jacks"], ids["Kings"], "2026-03-10")
-    _play(org, division, "Final", A_WINS, B_WINS, (121, 121, "tie"))  # level on games and points: the higher seed
+    _play(org, division, "Final", A_WINS, B_WINS, (521, 521, "tie"))  # level on games and points: the higher seed
     view = org.bracket(division)
     assert view["champion"] == {"team": ids["Kings"], "name": "Kings", "seed": 2}
     assert [x.to_json() for x in org.standings(division)] == standings  # playoff games do not count there
@@ -289,8 +289,8 @@ def test_a_level_match_goes_to_game_points_then_the_higher_seed(store):
     org = Organiser(store)
     division, _ = _season(org, 4, games_per_meeting=2)
     org.make_playoffs(division, 4, "2026-03-03")
-    _play(org, division, "Semi-final 1", (121, 100, "a"), (110, 121, "b"))  # Aces 231 points, Jacks 221
-    _play(org, division, "Semi-final 2", (90, 121, "b"), (121, 95, "a"))  # Kings 211 points, Queens 216
+    _play(org, division, "Semi-final 1", (521, 500, "a"), (510, 521, "b"))  # Aces 1031 points, Jacks 1021
+    _play(org, division, "Semi-final 2", (490, 521, "b"), (521, 495, "a"))  # Kings 1011 points, Queens 1016
     assert [d[3] for d in _draw(org, division)[:2]] == ["Aces", "Queens"]
     # The final: a tied game and an abandoned one that Aces led: half a game each, the same points.
     _play(org, division, "Final", (500, 500, "tie"), (400, 20, None))
@@ -304,10 +304,10 @@ def test_a_ruling_changes_who_went_through_until_the_next_meeting_is_played(stor
     first = _play(org, division, "Semi-final 1", A_WINS)
     with store.read() as r:
         game = r.games(first)[0]["id"]
-    org.rule_game(game, "b", "the sheet had the teams the wrong way round", points=(80, 121))
+    org.rule_game(game, "b", "the sheet had the teams the wrong way round", points=(480, 521))
     assert _draw(org, division)[2] == ("Final", "Jacks", "W Semi-final 2", None)
     _play(org, division, "Semi-final 2", A_WINS)
-    org.rule_game(game, "a", "the first sheet was right after all", points=(121, 80))
+    org.rule_game(game, "a", "the first sheet was right after all", points=(521, 480))
     final = _meetings(org, division, "playoffs")[-1]
     assert (final["team_a"], final["team_b"]) == (ids["Aces"], ids["Kings"])  # the meeting changed its team
     org.forfeit(final["id"], ids["Kings"], "a player is ill")
@@ -397,7 +397,7 @@ def test_an_unfinished_round_robin_is_refused_unless_anyway(store):
         org.make_playoffs(division, 4, "2026-03-03")
     org.make_schedule(division, "2026-01-06")
     first = _meetings(org, division)[0]
-    org.record_game(first["id"], 121, 80, "a")
+    org.record_game(first["id"], 521, 480, "a")
     before = _events(org)
     with pytest.raises(LeagueRefused) as e:
         org.make_playoffs(division, 4, "2026-03-03")
@@ -472,16 +472,16 @@ def test_the_playoffs_page_shows_each_round_the_winners_and_the_champion(store):
     assert client.get(f"/divisions/{division}/playoffs").status_code == 404
     org.make_playoffs(division, 3, "2026-03-03", anyway=True)  # no games: by name, the hostile one first
     assert f'href="/divisions/{division}/playoffs"' in client.get(f"/seasons/{season}").text
-    _play(org, division, "Semi-final 1", (90, 121, "b"))  # Aces (2) v Queens (3)
+    _play(org, division, "Semi-final 1", (490, 521, "b"))  # Aces (2) v Queens (3)
     page = client.get(f"/divisions/{division}/playoffs")
     assert page.status_code == 200
     text = page.text
     assert "<script>x()" not in text and "&lt;b&gt;Kings&lt;/b&gt;" in text
     assert "<h2>Semi-finals · 2026-03-03</h2>" in text and "<h2>Final · 2026-03-10</h2>" in text
-    assert "Game 1: 90–121, Queens won" in text and "Queens goes through" in text
+    assert "Game 1: 490–521, Queens won" in text and "Queens goes through" in text
     assert '<strong>✓ <a href="/teams/3">Queens</a> (3)</strong>' in text
     assert 'Byes to the next round: <a href="/teams/2">&lt;b&gt;Kings' in text
-    _play(org, division, "Final", (100, 121, "b"))
+    _play(org, division, "Final", (500, 521, "b"))
     text = client.get(f"/divisions/{division}/playoffs").text
     assert 'Champion: <a href="/teams/3">Queens</a>' in text and "Queens wins the playoffs" in text
     schedule = client.get(f"/divisions/{division}/schedule").text

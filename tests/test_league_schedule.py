@@ -102,7 +102,7 @@ def test_a_stored_schedule_can_be_moved_and_forfeited(league_db):
     assert (moved["date"], moved["venue_id"], moved["table_number"]) == ("2026-03-05", bar, 2)
     assert (moved["forfeit_team"], moved["forfeit_reason"]) == (first["team_b"], "a player is ill")
     with pytest.raises(LeagueRefused, match="forfeited"):
-        org.record_game(first["id"], 121, 0, "a")
+        org.record_game(first["id"], 521, 0, "a")
     with pytest.raises(LeagueRefused, match="already has a schedule"):
         org.make_schedule(division, "2026-03-03")
     line = {x.team: x for x in org.standings(division)}

@@ -155,7 +155,7 @@ def test_the_forms_act_through_the_library_and_show_publicly(league):
     assert [e.kind for e in events(store)[-3:]] == ["schedule_made", "meeting_forfeited", "game_ruled"]
     standings = client.get(f"/seasons/{ids['season']}").text
     assert re.search(r"<td>1</td><td><a [^>]+>&lt;b&gt;Kings", standings) is None  # Aces still first
-    assert "<td>2</td><td>1</td><td>1</td><td>0</td><td>218</td>" in standings  # Kings: played 2, won 1, 218 for
+    assert "<td>2</td><td>1</td><td>1</td><td>0</td><td>1018</td>" in standings  # Kings: played 2, won 1, 1018 for
 
 
 def test_a_refused_form_says_why_and_writes_nothing(league):

@@ -39,7 +39,7 @@ def run(command: str, env: dict[str, str]) -> tuple[int, str]:
     args = shlex.split(command)
     assert args[0] == "clabber", command
     r = CliRunner().invoke(cli, args[1:], input=stdin, env=env)
-    return r.exit_code, r.stdout + r.stderr
+    return r.exit_code, r.output  # as a terminal shows it: both streams, in the order printed
 
 
 def test_the_engine_example_holds():

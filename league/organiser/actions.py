@@ -12,6 +12,7 @@ from typing import Any
 from engine.text import MAX_NAME
 from league.organiser.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
 from league.organiser.schedule import make_schedule, spread_venues
+from league.organiser.scores import check_score, said_of_game
 from league.organiser.season import LeagueRefused, SeasonSettings, read_settings
 from league.organiser.standings import TIE, A, B, Line, Result, rank
 from league.store import core as st
@@ -51,6 +52,14 @@ def _reason(text: str | None, what: str) -> str:
     if not reason:
         raise LeagueRefused(f"{what}: a reason is needed")
     return reason
+
+
+class _NotCounted(Exception):
+    """Undoes a game recorded only to say what it would do."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
 
 
 class Organiser:
@@ -193,37 +202,71 @@ class Organiser:
             w.append(ev.MEETING_FORFEITED, {"meeting": meeting, "team": team, "reason": why})
             advance_playoffs(w, meeting)
 
-    def record_game(self, meeting: int, points_a: int, points_b: int, outcome: str | None) -> int:
-        """The next game of a meeting as played: ``outcome`` a, b or tie, or None when it was abandoned."""
+    def record_game(
+        self, meeting: int, points_a: int, points_b: int, outcome: str | None, reason: str | None = None
+    ) -> int:
+        """The next game of a meeting as played (``outcome`` a, b or tie), checked by the season's
+        rules; or abandoned (None), the organiser's ruling with its ``reason``."""
+        return self._record_game(meeting, points_a, points_b, outcome, reason, count=True)[0]
+
+    def preview_game(
+        self, meeting: int, points_a: int, points_b: int, outcome: str | None, reason: str | None = None
+    ) -> str:
+        """What recording this game would do, in a sentence ("Aces beat Kings 506–312; Aces go
+        up to 1st."), refused as ``record_game`` refuses; nothing is written."""
+        return self._record_game(meeting, points_a, points_b, outcome, reason, count=False)[1]
+
+    def game_said(
+        self, meeting: int, points_a: int, points_b: int, outcome: str | None, reason: str | None = None
+    ) -> tuple[int, str]:
+        """Records the game as ``record_game`` does; its id and what it did, in a sentence."""
+        return self._record_game(meeting, points_a, points_b, outcome, reason, count=True)
+
+    def _record_game(
+        self, meeting: int, points_a: int, points_b: int, outcome: str | None, reason: str | None, *, count: bool
+    ) -> tuple[int, str]:
+        where = f"meeting {meeting}: game"
         if outcome is not None and outcome not in OUTCOMES:
-            raise LeagueRefused(f"game: the outcome is a, b, tie or none (abandoned), not {outcome!r}")
-        for p in (points_a, points_b):
-            if isinstance(p, bool) or not isinstance(p, int) or abs(p) > 10_000:
-                raise LeagueRefused(f"game: {p!r} is not a game's points")
-        with self.store.write() as w:
-            m = _need(w.meeting(meeting), "meeting", meeting)
-            if m["team_b"] is None:
-                raise LeagueRefused(f"meeting {meeting} is a bye: no games are played")
-            if m["forfeit_team"] is not None:
-                raise LeagueRefused(f"meeting {meeting} was forfeited: no games are played")
-            settings = self._settings_of_division(w, m["division_id"])
-            played = w.games(meeting)
-            if len(played) >= settings.games_per_meeting:
-                raise LeagueRefused(f"meeting {meeting} already has its {settings.games_per_meeting} game(s)")
-            id_ = w.next_id(st.games)
-            w.append(
-                ev.GAME_RECORDED,
-                {
-                    "game": id_,
-                    "meeting": meeting,
-                    "number": len(played) + 1,
-                    "points_a": points_a,
-                    "points_b": points_b,
-                    "outcome": outcome,
-                },
-            )
-            advance_playoffs(w, meeting)
-        return id_
+            raise LeagueRefused(f"{where}: the outcome is a, b or tie, not {outcome!r}")
+        why = _reason(reason, f"{where}: abandoned") if outcome is None else None
+        try:
+            with self.store.write() as w:
+                m = _need(w.meeting(meeting), "meeting", meeting)
+                if m["team_b"] is None:
+                    raise LeagueRefused(f"meeting {meeting} is a bye: no games are played")
+                if m["forfeit_team"] is not None:
+                    raise LeagueRefused(f"meeting {meeting} was forfeited: no games are played")
+                settings = self._settings_of_division(w, m["division_id"])
+                check_score(points_a, points_b, outcome, settings.rules, where)
+                played = w.games(meeting)
+                if len(played) >= settings.games_per_meeting:
+                    raise LeagueRefused(f"meeting {meeting} already has its {settings.games_per_meeting} game(s)")
+                before = self._standings(w, m["division_id"]) if m["stage"] != st.PLAYOFFS else []
+                id_ = w.next_id(st.games)
+                w.append(
+                    ev.GAME_RECORDED,
+                    {
+                        "game": id_,
+                        "meeting": meeting,
+                        "number": len(played) + 1,
+                        "points_a": points_a,
+                        "points_b": points_b,
+                        "outcome": outcome,
+                    },
+                )
+                if why is not None:  # abandoned: the organiser's ruling, with why
+                    w.append(
+                        ev.GAME_RULED,
+                        {"game": id_, "outcome": None, "points_a": points_a, "points_b": points_b, "reason": why},
+                    )
+                advance_playoffs(w, meeting)
+                after = self._standings(w, m["division_id"]) if m["stage"] != st.PLAYOFFS else []
+                said = said_of_game(w, m, points_a, points_b, outcome, before, after)
+                if not count:
+                    raise _NotCounted(said)  # the whole transaction undone: nothing was written
+        except _NotCounted as preview:
+            return 0, preview.said
+        return id_, said
 
     def rule_game(self, game: int, outcome: str | None, reason: str, points: tuple[int, int] | None = None) -> None:
         """The organiser's ruling on a game: its result (or abandoned: counting for nobody), with a reason."""

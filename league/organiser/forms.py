@@ -39,7 +39,7 @@ def maybe_number(form: Fields, key: str, what: str) -> int | None:
 
 
 def points(form: Fields, key: str, what: str) -> int:
-    """A game's points: a whole number, below zero too (a team can end a game set)."""
+    """A whole number as typed, a sign allowed: the season's rules say which points a game can end with."""
     text = form.get(key, "").strip()
     digits = text.removeprefix("-")
     if not digits.isdigit() or len(digits) > MOST_DIGITS:
@@ -50,6 +50,8 @@ def points(form: Fields, key: str, what: str) -> int:
 def outcome(form: Fields, what: str) -> str | None:
     """a, b, tie, or None for an abandoned game."""
     text = form.get("outcome", "")
+    if not text:
+        raise LeagueRefused(f"{what}: choose the result (who won, tied or abandoned)")
     if text not in OUTCOMES:
         raise LeagueRefused(f"{what}: the result is a, b, tie or abandoned, not {text!r}")
     return OUTCOMES[text]
@@ -109,15 +111,24 @@ def _move(org: Organiser, f: Fields) -> None:
     )
 
 
-def _game(org: Organiser, f: Fields) -> None:
+def _game_fields(f: Fields) -> tuple[int, int, int, str | None, str | None]:
     meeting = number(f, "meeting")
     where = f"meeting {meeting}: game"
-    org.record_game(
+    return (
         meeting,
         points(f, "points_a", f"{where}: the first team's points"),
         points(f, "points_b", f"{where}: the second team's points"),
         outcome(f, where),
+        f.get("reason", "").strip() or None,
     )
+
+
+def _game(org: Organiser, f: Fields) -> None:
+    org.record_game(*_game_fields(f))
+
+
+def _game_preview(org: Organiser, f: Fields) -> str:
+    return org.preview_game(*_game_fields(f))
 
 
 def _forfeit(org: Organiser, f: Fields) -> None:
@@ -135,6 +146,8 @@ class Form:
 
     act: Callable[[Organiser, Fields], None]
     done: str
+    # What the form would do, in a sentence, shown with a button to do it before anything counts.
+    preview: Callable[[Organiser, Fields], str] | None = None
 
 
 FORMS: dict[str, Form] = {
@@ -145,7 +158,7 @@ FORMS: dict[str, Form] = {
     "venue": Form(_venue, "The venue is added."),
     "schedule": Form(_schedule, "The schedule is made."),
     "move": Form(_move, "The meeting is moved."),
-    "game": Form(_game, "The game is recorded."),
+    "game": Form(_game, "The game is recorded.", _game_preview),
     "forfeit": Form(_forfeit, "The forfeit is recorded."),
     "rule": Form(_rule, "The ruling is recorded."),
 }

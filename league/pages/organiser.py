@@ -25,6 +25,7 @@ from starlette.routing import Route
 
 from league.organiser.actions import Organiser
 from league.organiser.forms import FORMS, SEASON_CHOICES
+from league.organiser.scores import most_points
 from league.organiser.season import LeagueRefused, read_settings
 from league.organiser.signin import SESSION_SECONDS, SignIn, same
 from league.pages.kit import division_context, not_found, render
@@ -218,12 +219,21 @@ class OrganiserPages:
                 for t in r.teams(division)
             ]
             venues = r.venues(season["league_id"])
-        games = read_settings(json.loads(season["settings"])).games_per_meeting
+        settings = read_settings(json.loads(season["settings"]))
+        games = settings.games_per_meeting
         for round_ in context["rounds"]:
             for m in round_["meetings"]:
                 if not m["bye"]:
                     m["room"] = not m["forfeit"] and len(m["games"]) < games
-        return {**context, "league": league, "teams": teams, "venues": venues, "games_per_meeting": games}
+        return {
+            **context,
+            "league": league,
+            "teams": teams,
+            "venues": venues,
+            "games_per_meeting": games,
+            "most_points": most_points(settings.rules),
+            "ties": settings.rules.tie_at_target == "tie",
+        }
 
     async def act(self, request: Request, name: str) -> Response:
         """Acts on a signed-in organiser's form; back to the page it came from, or the refusal and why."""
@@ -231,7 +241,20 @@ class OrganiserPages:
         if isinstance(form, Response):
             return form
         back = back_to(form.get("back"))
+        preview = FORMS[name].preview
         try:
+            if preview is not None and form.get("confirm") != "1":
+                said = await run_in_threadpool(preview, self.organiser, form)
+                fields = {k: v for k, v in form.items() if k not in ("csrf", "back", "confirm")}
+                return render(
+                    request,
+                    "confirm.html",
+                    said=said,
+                    action=f"/organiser/{name}",
+                    fields=fields,
+                    csrf=form["csrf"],
+                    back=back,
+                )
             await run_in_threadpool(FORMS[name].act, self.organiser, form)
         except LeagueRefused as e:
             return self.refuse(request, 400, str(e), back)
