@@ -40,6 +40,63 @@ def unsafe_char(ch: str) -> str | None:
     return None
 
 
+# Other_Default_Ignorable_Code_Point (Unicode's PropList.txt): characters drawn as nothing, some of
+# them letters by category (the Hangul fillers). Together with the format characters they make up
+# Default_Ignorable_Code_Point, which Python's unicodedata does not expose.
+_OTHER_DEFAULT_IGNORABLE = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x2065, 0x2065),
+    (0x3164, 0x3164),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0xE0000, 0xE0000),
+    (0xE0002, 0xE001F),
+    (0xE0080, 0xE00FF),
+    (0xE01F0, 0xE0FFF),
+)
+
+
+def _ignorable(ch: str) -> bool:
+    code = ord(ch)
+    return unicodedata.category(ch) == "Cf" or any(lo <= code <= hi for lo, hi in _OTHER_DEFAULT_IGNORABLE)
+
+
+def looks_blank(text: str) -> bool:
+    r"""``text`` shows no letter or digit: only spaces, punctuation, symbols, marks or characters
+    drawn as nothing (a Hangul filler, a blank braille pattern). A name must show one.
+
+    >>> [looks_blank(t) for t in ("Ruminers", "7s", "\u3164\u3164\u3164", "\u2800", " - ", "Ñ")]
+    [False, False, True, True, True, False]
+    """
+    return not any(unicodedata.category(ch)[0] in "LN" and not _ignorable(ch) for ch in text)
+
+
+def stored_text_problem(text: str) -> str | None:
+    """Why no text the league or a kiosk keeps may be ``text`` (half of a surrogate pair, which no
+    page can encode; a NUL or other control character), saying which and where; or None."""
+    for i, ch in enumerate(text):
+        category = unicodedata.category(ch)
+        if category in ("Cs", "Cc"):
+            kind = "half of a surrogate pair" if category == "Cs" else "a NUL" if ch == "\0" else "a control character"
+            return f"has {kind} (U+{ord(ch):04X}) at character {i + 1}"
+    return None
+
+
+def shown(text: object) -> object:
+    r"""A stored text as a page, a chart or a file shows it: each character no page can carry (half of
+    a surrogate pair, a NUL or other control character but a line break or tab) as U+FFFD, the mark
+    for a character that cannot be shown. Anything not a text is returned as it is.
+
+    >>> shown("A\ud800B\x00C"), shown(7)
+    ('A\ufffdB\ufffdC', 7)
+    """
+    if not isinstance(text, str) or stored_text_problem(text.replace("\n", "").replace("\t", "")) is None:
+        return text
+    return "".join("\ufffd" if unicodedata.category(ch) in ("Cs", "Cc") and ch not in "\n\t" else ch for ch in text)
+
+
 def text_problem(text: str) -> str | None:
     """Why ``text`` cannot be a name or a reason (saying which character, where), or None."""
     for i, ch in enumerate(text):
@@ -63,6 +120,8 @@ def plain_text(value: object, most: int) -> str:
     why = text_problem(text)
     if why is not None:
         raise ValueError(why)
+    if looks_blank(text):
+        raise ValueError("shows no letter or digit: a name or reason must be seen to be there")
     return text
 
 

@@ -12,6 +12,7 @@ Every refusal is JSON ``{"error": "where and why"}`` with its status, and writes
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import anyio
@@ -27,14 +28,18 @@ from league.api.kiosks import KioskRefused, Kiosks
 from league.organiser.season import LeagueRefused
 from league.store.core import StoreTrouble
 from shared.http.headers import PLAIN_CSP, Hardened
+from shared.jsontext import BadJSON, loads
 
 MOST_BODY = 1024 * 1024  # bytes: a push of 50 whole games is far less
+MOST_ENROL = 1024  # bytes: an enrolment is a ten-letter code
+BODY_SECONDS = 30  # to send a whole body: a kiosk's push is sent in well under a second
 # Pushes stored at once, each in a worker thread of its own. The work is mostly the interpreter's,
 # which runs one thread at a time: more threads only take turns with each other, each push taking
 # longer and holding its rows' locks longer (on this machine at 500 events a second, 40 threads
 # answered in 0.2 to 2 s at the 99th percentile, two in 0.03 to 0.16 s). Two, so one push's wait
 # for the database or a lock leaves the other going.
 PUSHES_AT_ONCE = 2
+log = logging.getLogger("league.kiosks")
 
 
 class Busy(KioskRefused):
@@ -45,28 +50,40 @@ class Busy(KioskRefused):
         self.wait = wait
 
 
+class JSON(JSONResponse):
+    """JSON with every character past ASCII escaped: any text the league holds can be sent."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 def _error(why: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": why}, status_code=status)
+    return JSON({"error": why}, status_code=status)
 
 
-async def _body(request: Request) -> bytes:
-    """The request's body, refused past ``MOST_BODY`` bytes (as declared, or as it comes)."""
+async def _body(request: Request, most: int = MOST_BODY) -> bytes:
+    """The request's body, refused past ``most`` bytes (as declared, or as it comes) or when it takes
+    longer than ``BODY_SECONDS`` to arrive."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MOST_BODY):
-        raise KioskRefused(f"the body is more than {MOST_BODY} bytes", 413)
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MOST_BODY:
-            raise KioskRefused(f"the body is more than {MOST_BODY} bytes", 413)
-    return body
+    if declared is not None and (not declared.isdigit() or int(declared) > most):
+        raise KioskRefused(f"the body is more than {most} bytes", 413)
+    chunks, size = [], 0
+    with anyio.move_on_after(BODY_SECONDS) as deadline:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > most:
+                raise KioskRefused(f"the body is more than {most} bytes", 413)
+            chunks.append(chunk)
+    if deadline.cancelled_caught:
+        raise KioskRefused(f"the body did not arrive within {BODY_SECONDS} s", 408)
+    return b"".join(chunks)
 
 
-async def _json(request: Request) -> Any:
+async def _json(request: Request, most: int) -> Any:
     try:
-        return json.loads(await _body(request))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise KioskRefused(f"the body is not JSON: {e}", 400) from None
+        return loads(await _body(request, most))
+    except BadJSON as e:
+        raise KioskRefused(f"the body: {e}", 400) from None
 
 
 def _key(request: Request) -> str | None:
@@ -81,22 +98,25 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
 
     async def answer(request: Request, work: Any) -> JSONResponse:
         try:
-            return JSONResponse(await work(request))
+            return JSON(await work(request))
         except Busy as e:
-            return JSONResponse({"error": str(e)}, status_code=429, headers={"Retry-After": str(e.wait)})
+            return JSON({"error": str(e)}, status_code=429, headers={"Retry-After": str(e.wait)})
         except KioskRefused as e:
             return _error(str(e), e.status)
         except LeagueRefused as e:
             return _error(str(e), 422)
         except StoreTrouble:
             return _error("the league's database cannot be used now: try again later", 503)
+        except Exception:  # a fault of the server's own: said in JSON too, the details to the log
+            log.exception("the kiosk API failed on %s", request.url.path)
+            return _error("the league's server failed on this request: the organiser can see why in its log", 500)
 
     async def enrol(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
             wait = wrong_codes.wait()
             if wait:
                 raise Busy(f"too many wrong codes: try again in {wait} s", wait)
-            body = await _json(request)
+            body = await _json(request, MOST_ENROL)
             code = body.get("code") if isinstance(body, dict) else None
             try:
                 return await run_in_threadpool(kiosks.enrol, code)
@@ -116,6 +136,8 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
             key = _key(request)
             if key is None:  # refused before the body is read or anything waits for the database
                 raise KioskRefused("send the kiosk's key as 'Authorization: Bearer <key>'", 401)
+            # The key is checked before the body is read: a request without a good one holds no memory.
+            await run_in_threadpool(kiosks.kiosk_for_key, key)
             body = await _body(request)
             return await anyio.to_thread.run_sync(kiosks.push, key, body, limiter=pushing)
 

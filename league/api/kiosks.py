@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import exc
 
 from engine.rules import Rules
+from engine.text import looks_blank, stored_text_problem
 from league.organiser.actions import advance_playoffs
 from league.organiser.season import LeagueRefused, read_settings
 from league.organiser.standings import TIE, A, B
@@ -31,6 +32,7 @@ from league.store import stats as fs
 from league.store.core import Reader, Store, StoreTrouble, Writer
 from shared.events import GAME_STARTED, UNDONE, GameEvent
 from shared.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
+from shared.jsontext import BadJSON, is_timestamp, loads, texts
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
 CODE_LENGTH = 10  # 50 bits, valid minutes and once: guessing one is hopeless
@@ -126,6 +128,8 @@ class Kiosks:
         """Exchanges a code for a new key (shown once; the server keeps its hash), venue and table."""
         if not isinstance(code, str) or not code.strip():
             raise KioskRefused('enrol: send {"code": "..."}', 422)
+        if not code.isascii():
+            raise KioskRefused(STALE, 403)  # a code is letters and digits: this one was never made
         key = secrets.token_urlsafe(32)  # 256 random bits
         now = _stamp(self.clock())
         with self.store.write() as w:
@@ -431,14 +435,9 @@ def _kiosk_for_key_refused(key: Kiosk) -> None:
 
 def _loads(body: bytes | str) -> Any:
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise KioskRefused(f"the body is not JSON: {e}", 400) from None
-    except RecursionError:
-        raise KioskRefused("the body is not JSON the league reads: nested too deeply", 400) from None
-    if "\\u0000" in (body.decode(errors="replace") if isinstance(body, bytes) else body):
-        raise KioskRefused("a text holds a NUL character (\\u0000), which the league cannot keep", 422)
-    return data
+        return loads(body)
+    except BadJSON as e:
+        raise KioskRefused(f"the body: {e}", 400) from None
 
 
 @dataclass(frozen=True)
@@ -643,6 +642,8 @@ def _read_batch(body: Any) -> list[Pushed]:
             for name in ("at", "kind"):
                 if not isinstance(e.get(name), str) or not e[name] or len(e[name]) > 64:
                     raise KioskRefused(f"{at}.{name}: a short text is needed")
+            if not is_timestamp(e["at"]):
+                raise KioskRefused(f"{at}.at: a time like 2026-01-06T20:15:00.000+00:00 is needed")
             if not isinstance(e.get("payload", {}), dict):
                 raise KioskRefused(f"{at}.payload: an object is needed")
             for name in ("action_id", "source", "authorised_by", "reason"):
@@ -651,11 +652,27 @@ def _read_batch(body: Any) -> list[Pushed]:
             unknown = sorted(set(e) - set(ks.EVENT_FIELDS) - {"game"})
             if unknown:
                 raise KioskRefused(f"{at}: unknown field {unknown[0]!r}")
+            _check_texts(e, at)
             checked.append(ks.event_of(game, {"payload": {}, **e}))
         if len({e.seq for e in checked}) != len(checked):
             raise KioskRefused(f"{where}.events: a seq twice")
         out.append(Pushed(game, meeting, _read_sides(g.get("sides"), where), checked))
     return out
+
+
+def _check_texts(e: dict[str, Any], at: str) -> None:
+    """Every text of a pushed event is one the league can keep and show (the first that is not is
+    refused, naming it); the names a game starts with must also show a letter or digit."""
+    for where, text in texts(e, at):
+        why = stored_text_problem(text)
+        if why is not None:
+            raise KioskRefused(f"{where}: {why}")
+    if e.get("kind") == GAME_STARTED:
+        for field in ("teams", "players"):
+            names = e.get("payload", {}).get(field)
+            for seat, name in names.items() if isinstance(names, dict) else ():
+                if isinstance(name, str) and looks_blank(name):
+                    raise KioskRefused(f"{at}.payload.{field}.{seat}: the name shows no letter or digit")
 
 
 def _read_sides(sides: Any, where: str) -> dict[str, int] | None:

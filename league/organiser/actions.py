@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from engine.text import MAX_NAME
+from engine.text import MAX_NAME, looks_blank, text_problem
 from league.organiser.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
 from league.organiser.schedule import make_schedule, spread_venues
 from league.organiser.scores import check_score, said_of_game
@@ -29,9 +29,20 @@ def _name(text: str, what: str, most: int = MOST_NAME) -> str:
     name = " ".join(str(text).split())
     if not name:
         raise LeagueRefused(f"{what}: a name is needed")
-    if len(name) > most or any(ord(c) < 32 for c in name):
-        raise LeagueRefused(f"{what}: a name is at most {most} printable characters")
+    if len(name) > most:
+        raise LeagueRefused(f"{what}: a name is at most {most} characters")
+    _plain(name, what, "name")
     return name
+
+
+def _plain(text: str, what: str, kind: str) -> None:
+    """Refuses a name or reason that no page can show as typed: a control, formatting or bidirectional
+    character, half of a surrogate pair, or nothing seen (no letter or digit)."""
+    why = text_problem(text)
+    if why is not None:
+        raise LeagueRefused(f"{what}: the {kind} {why}")
+    if looks_blank(text):
+        raise LeagueRefused(f"{what}: the {kind} shows no letter or digit")
 
 
 def _need(row: dict[str, Any] | None, what: str, id_: int) -> dict[str, Any]:
@@ -51,6 +62,7 @@ def _reason(text: str | None, what: str) -> str:
     reason = " ".join(str(text or "").split())
     if not reason:
         raise LeagueRefused(f"{what}: a reason is needed")
+    _plain(reason, what, "reason")
     return reason
 
 

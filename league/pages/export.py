@@ -34,7 +34,7 @@ class ExportPages:
                 "content-disposition": f'attachment; filename="{filename(id_, what, form)}"',
                 "cache-control": PAGE_CACHE.decode(),
             }
-            return Response(text.encode(), media_type=MEDIA[form], headers=headers)
+            return Response(text.encode("utf-8", "replace"), media_type=MEDIA[form], headers=headers)
 
         return answer
 

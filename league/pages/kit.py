@@ -12,6 +12,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from engine.text import shown
 from league.store.core import Reader
 from shared.http.headers import content_security_policy
 
@@ -29,8 +30,10 @@ ON_ITS_WAY = (
 NOT_ENDED = "Its result shows here once the table has ended it."
 TIE_BREAKER = {"game_points": "game points", "point_difference": "point difference", "head_to_head": "head to head"}
 
+# ``shown``: a text stored before the league checked every text (or by any other program) still
+# makes a page, its unshowable characters drawn as U+FFFD.
 environment = Environment(
-    loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True), auto_reload=False
+    loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True), auto_reload=False, finalize=shown
 )
 
 
@@ -45,7 +48,7 @@ CHART_POLICY = policy() + b"; img-src 'self'"  # the pages with charts: images o
 
 def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
     body = environment.get_template(name).render(**context)
-    return HTMLResponse(body, status, headers={"cache-control": PAGE_CACHE.decode()})
+    return HTMLResponse(body.encode("utf-8", "replace"), status, headers={"cache-control": PAGE_CACHE.decode()})
 
 
 def not_found(request: Request, what: str) -> HTMLResponse:

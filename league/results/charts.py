@@ -18,6 +18,8 @@ from typing import Any
 import pygal
 from pygal.style import Style
 
+from engine.text import shown
+
 SVG = "http://www.w3.org/2000/svg"
 ET.register_namespace("", SVG)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
@@ -91,7 +93,7 @@ def race(rounds: Sequence[int], positions: dict[str, list[int]], teams: int) -> 
     )
     chart.x_labels = [f"R{n}" for n in rounds]
     for name, places in positions.items():
-        chart.add(name, places)
+        chart.add(shown(name), places)
     return chart
 
 
@@ -117,5 +119,5 @@ def make_rate(labels: Sequence[str], rates: dict[str, list[float | None]]) -> An
     )
     chart.x_labels = list(labels)
     for name, values in rates.items():
-        chart.add(name, list(values))
+        chart.add(shown(name), list(values))
     return chart
