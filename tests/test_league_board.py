@@ -19,6 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from league.api.kiosks import Kiosks
+from league.board import feed
 from league.board.feed import Boards, TooManyBoards
 from league.organiser.actions import Organiser
 from league.organiser.signin import SignIn
@@ -28,7 +29,7 @@ from league.serve import server
 from league.store.core import Store
 from shared.http import guard
 from tests.board_helpers import busy_night, push_body, table_game
-from tests.league_kiosk_helpers import played_game, refused_event
+from tests.league_kiosk_helpers import NIGHT, league_with_schedule, played_game, refused_event
 from tests.league_pages_helpers import PASSWORD, Clock, organiser_csrf, sign_in
 from tests.league_server import Api, LeagueServer, free_port
 from tests.sse import Stream
@@ -381,3 +382,53 @@ def test_a_server_with_open_boards_stops_at_once(tmp_path):
                 loop.run_until_complete(s.next(5))
     finally:
         loop.close()
+
+
+async def _raw_stream(port: int, path: str, address: str) -> tuple[asyncio.StreamWriter, int]:
+    """A board's stream opened from ``address`` (as a TLS proxy on this machine says it) that is never
+    read past its status line; the writer keeps it open."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {address}\r\n\r\n".encode())
+    await writer.drain()
+    status = int((await asyncio.wait_for(reader.readline(), 10)).split()[1])
+    return writer, status
+
+
+@pytest.mark.slow
+def test_a_flood_of_streams_at_one_venue_leaves_another_venues_board_and_each_ends_by_its_lifetime(
+    tmp_path, monkeypatch
+):
+    """300 streams that never read at venue 1, each from an address of its own: venue 1's share of the
+    boards opens and the rest are turned away, while venue 2's TV opens and gets its board; one
+    address gets its share only; every stream ends at its lifetime, and the browser comes back."""
+    db = str(tmp_path / "league.db")
+    store = Store(db)
+    world = league_with_schedule(store)
+    store.close()
+    monkeypatch.setattr(board_pages, "STREAM_LIFETIME", 3.0)
+    one, two = (f"/board/{v}/events?date={NIGHT}" for v in world["venues"])
+
+    async def run(port: int) -> None:
+        flood = [await _raw_stream(port, one, f"10.0.{i // 250}.{i % 250 + 1}") for i in range(300)]
+        statuses = [status for _, status in flood]
+        assert statuses.count(200) == feed.MOST_AT_VENUE and statuses.count(503) == 300 - feed.MOST_AT_VENUE
+        tv = await Stream.open(port, two)
+        assert tv.status == 200
+        assert json.loads((await tv.next_board(5)).data)["tables"]
+        from_one = [await _raw_stream(port, two, "192.0.2.7") for _ in range(feed.MOST_FROM_ADDRESS + 1)]
+        assert [s for _, s in from_one].count(200) == feed.MOST_FROM_ADDRESS and from_one[-1][1] == 503
+        opened = time.monotonic()
+        with pytest.raises(EOFError):
+            while True:
+                await tv.next(5)
+        assert 2.5 < time.monotonic() - opened < 5
+        for writer, _ in flood + from_one:
+            writer.close()
+        await asyncio.sleep(0.5)
+        again = await Stream.open(port, two)  # as the browser does after its retry
+        assert again.status == 200
+        again.close()
+        tv.close()
+
+    with in_thread(db) as port:
+        asyncio.run(run(port))

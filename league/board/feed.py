@@ -23,6 +23,11 @@ log = logging.getLogger("league.board")
 
 QUEUE = 4  # messages held for one board; past that the oldest goes (the newest says it all)
 MOST_BOARDS = 300  # open at once: a connection each, well under the server's cap of connections
+# One venue, or one address, can take only part of them, so that a flood of streams at one venue
+# (or from one machine) leaves every other venue's TV its board. A bar has a TV or two, and the
+# phones of a table or two that open the board too; behind one address sit a bar's TVs and phones.
+MOST_AT_VENUE = 40
+MOST_FROM_ADDRESS = 12
 REFRESH = 30.0  # s between drawings of every open board, for changes no one announced
 
 Key = tuple[int, str]  # venue, night
@@ -34,9 +39,10 @@ class TooManyBoards(RuntimeError):
 
 @dataclass(eq=False)
 class Watcher:
-    """One open board: its venue and night, and the messages waiting for it."""
+    """One open board: its venue and night, where it is watched from, and the messages waiting for it."""
 
     key: Key
+    address: str = ""
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE))
     primed: bool = False  # has had a whole board since it opened
 
@@ -57,10 +63,18 @@ class Boards:
     database, and runs in a worker thread; the board's pages give it when they are made)."""
 
     def __init__(
-        self, draw: Callable[[int, str], str] = _nothing_to_draw, most: int = MOST_BOARDS, refresh: float = REFRESH
+        self,
+        draw: Callable[[int, str], str] = _nothing_to_draw,
+        most: int = MOST_BOARDS,
+        refresh: float = REFRESH,
+        most_at_venue: int = MOST_AT_VENUE,
+        most_from_address: int = MOST_FROM_ADDRESS,
     ) -> None:
         self.draw = draw
         self.most = most
+        self.most_at_venue = most_at_venue
+        self.most_from_address = most_from_address
+        self.from_address: dict[str, int] = {}
         self.refresh = refresh
         self.loop: asyncio.AbstractEventLoop | None = None
         self.watchers: dict[Key, set[Watcher]] = {}
@@ -87,13 +101,25 @@ class Boards:
 
     # ---- the event loop ----------------------------------------------------------------------------
 
-    def watch(self, key: Key) -> Watcher:
-        """A board opens: it is sent the board as it is now, then each change."""
+    def full(self, venue: int, address: str) -> str | None:
+        """Why no more boards can open now for ``venue`` from ``address``, or None."""
         if self.open >= self.most:
-            raise TooManyBoards(f"{self.most} boards are open already")
+            return f"{self.most} boards are open already"
+        if sum(len(w) for k, w in self.watchers.items() if k[0] == venue) >= self.most_at_venue:
+            return f"{self.most_at_venue} boards of this venue are open already"
+        if self.from_address.get(address, 0) >= self.most_from_address:
+            return f"{self.most_from_address} boards are open from this address already"
+        return None
+
+    def watch(self, key: Key, address: str = "") -> Watcher:
+        """A board opens: it is sent the board as it is now, then each change."""
+        why = self.full(key[0], address)
+        if why is not None:
+            raise TooManyBoards(why)
         self.loop = asyncio.get_running_loop()
-        w = Watcher(key)
+        w = Watcher(key, address)
         self.watchers.setdefault(key, set()).add(w)
+        self.from_address[address] = self.from_address.get(address, 0) + 1
         if key in self.sent and key not in self.stale:
             w.offer(self.sent[key])
         elif key not in self.drawing or key in self.stale:
@@ -106,9 +132,12 @@ class Boards:
     def leave(self, w: Watcher) -> None:
         """A board closed (or its connection was lost)."""
         watching = self.watchers.get(w.key)
-        if watching is None:
+        if watching is None or w not in watching:
             return
         watching.discard(w)
+        left = self.from_address.pop(w.address, 1) - 1
+        if left:
+            self.from_address[w.address] = left
         if not watching:  # nobody looks: changes are no longer followed, so the drawing is forgotten
             del self.watchers[w.key]
             self.sent.pop(w.key, None)

@@ -35,6 +35,10 @@ SCRIPT = Path(__file__).parent.parent / "static" / "board.js"
 HEARTBEAT = 15.0  # s between comments on a quiet stream: proxies and the script see it is alive
 STREAM_DEADLINE = 3 * HEARTBEAT  # s a stream may go without getting a message out before it is closed
 RETRY_MS = 2000  # how soon the browser connects again after a drop
+# The longest a stream stays open: then it ends and the browser connects again by itself. A client
+# that reads nothing keeps its stream only this long, even while the network's buffers still take
+# the heartbeats (the write deadline closes it sooner once they are full).
+STREAM_LIFETIME = 600.0
 
 
 def board_policy() -> bytes:
@@ -63,8 +67,15 @@ def tonight(request: Request) -> str | None:
 class BoardPages:
     """The board's page, its events and its script, over one store and one set of open boards."""
 
-    def __init__(self, store: Store, boards: Boards | None = None, public_url: str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        boards: Boards | None = None,
+        public_url: str | None = None,
+        lifetime: float | None = None,
+    ) -> None:
         self.board = Board(store)
+        self.lifetime = lifetime or STREAM_LIFETIME
         self.boards = boards or Boards(self.draw)
         self.boards.draw = self.draw
         self.public_url = public_url.rstrip("/") if public_url else None
@@ -118,7 +129,8 @@ class BoardPages:
         venue, night = _venue(request), tonight(request)
         if venue is None or night is None or not await run_in_threadpool(self._venue_known, venue):
             return PlainTextResponse("There is no such venue or night.\n", 404, headers={"cache-control": "no-store"})
-        if self.boards.open >= self.boards.most:
+        address = client_address(request)
+        if self.boards.full(venue, address) is not None:
             return PlainTextResponse(
                 "Too many boards are open: this one tries again in a minute.\n",
                 503,
@@ -126,14 +138,14 @@ class BoardPages:
             )
         put_off = request.scope.get("extensions", {}).get(LONG_RESPONSE)
         return StreamingResponse(
-            self._stream(venue, night, put_off),
+            self._stream(venue, night, address, put_off),
             media_type="text/event-stream",
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},  # no proxy may hold it back
         )
 
-    async def _stream(self, venue: int, night: str, put_off: Any) -> AsyncIterator[str]:
+    async def _stream(self, venue: int, night: str, address: str, put_off: Any) -> AsyncIterator[str]:
         try:
-            w = self.boards.watch((venue, night))
+            w = self.boards.watch((venue, night), address)
         except TooManyBoards:  # the last places went while this one was answered: it tries again
             yield f"retry: {60_000}\n\n"
             return
@@ -141,9 +153,10 @@ class BoardPages:
             if put_off is not None:
                 put_off(STREAM_DEADLINE)
             yield f"retry: {RETRY_MS}\n\n"
-            while True:
+            ends = asyncio.get_running_loop().time() + self.lifetime
+            while (left := ends - asyncio.get_running_loop().time()) > 0:
                 try:
-                    message = await asyncio.wait_for(w.queue.get(), HEARTBEAT)
+                    message = await asyncio.wait_for(w.queue.get(), min(HEARTBEAT, left))
                     chunk = f"event: board\ndata: {message}\n\n"
                 except TimeoutError:
                     chunk = ": still here\n\n"
@@ -178,6 +191,16 @@ def _context(view: dict[str, Any]) -> dict[str, Any]:
     """What the board's templates are given: the view, the grid's columns, the meetings not at a table."""
     waiting = [m for m in view["meetings"] if not m["tables"]]
     return {"b": view, "cols": columns(len(view["tables"])), "waiting": waiting}
+
+
+def client_address(request: Request) -> str:
+    """Where a request comes from: the peer, or where the peer is this machine (the TLS proxy in front
+    of the server), the address the proxy added last to X-Forwarded-For."""
+    peer = request.client.host if request.client else ""
+    forwarded = request.headers.get("x-forwarded-for")
+    if forwarded and peer in ("127.0.0.1", "::1"):
+        return forwarded.rsplit(",", 1)[-1].strip()[:64]
+    return peer
 
 
 def _venue(request: Request) -> int | None:
