@@ -451,25 +451,29 @@ class Table:
             raise ActionRefused(
                 "no owner PIN is set yet: choose one on the kiosk's owner screen, or with clabber pin set"
             )
-        lock = self.pin_lock()
-        if lock.seconds_left:
-            raise ActionRefused(
-                f"PIN entry is locked for {say_seconds(lock.seconds_left)} after {lock.failures} wrong PINs in a row"
-            )
         if not isinstance(pin, str) or not pin:
             raise ActionRefused("enter the owner's PIN")
+        # The attempt is counted as a wrong one before the PIN is tried, in the transaction that
+        # looks at the lock: attempts at once (the screen and ``clabber`` commands) take turns, and
+        # once the count locks entry none of them is tried. A right PIN then clears the count.
+        turn = self._pin_turn()
+        if isinstance(turn, PinLock):
+            raise ActionRefused(
+                f"PIN entry is locked for {say_seconds(turn.seconds_left)} after {turn.failures} wrong PINs in a row"
+            )
         if not pin_matches(pin, stored):
-            wait = lock_seconds(self._pin_failed())
+            wait = lock_seconds(turn)
             raise ActionRefused("wrong PIN" + (f": PIN entry is locked for {say_seconds(wait)}" if wait else ""))
-        if lock.failures:
-            self._pin_lock_write(lambda _old: None)
+        self._pin_lock_write(lambda _old: None)
         if needs_rehash(stored):  # an older, weaker hash: the right PIN is at hand to store it anew
             with suppress(StoreError):  # not written: the old hash still works, and is tried again
                 self.store.set_setting(PIN_KEY, hash_pin(pin))
 
     def pin_lock(self) -> PinLock:
         """Wrong PINs in a row and the seconds PIN entry stays locked, as the store has them."""
-        state = _lock_state(self._unsaved_lock or self.store.setting(PIN_LOCK_KEY))
+        return self._lock_of(_lock_state(self._unsaved_lock or self.store.setting(PIN_LOCK_KEY)))
+
+    def _lock_of(self, state: dict[str, Any]) -> PinLock:
         if not state["until"]:
             return PinLock(state["failures"], 0)
         left = (datetime.fromisoformat(state["until"]) - datetime.fromisoformat(self.clock())).total_seconds()
@@ -477,19 +481,27 @@ class Table:
         # before it reaches the network) does not stretch it.
         return PinLock(state["failures"], math.ceil(max(0.0, min(left, state["seconds"]))))
 
-    def _pin_failed(self) -> int:
-        """Counts a wrong PIN and locks entry for as long as the count says; returns the count."""
+    def _pin_turn(self) -> PinLock | int:
+        """The lock while PIN entry is locked (nothing counted); else this attempt counted as a wrong
+        PIN, the lock set as the count says, and the count returned."""
+        turn: list[PinLock | int] = []
 
-        def bump(old: str | None) -> str:
+        def take(old: str | None) -> str | None:
             state = _lock_state(old)
+            lock = self._lock_of(state)
+            if lock.seconds_left:
+                turn.append(lock)
+                return old
             failures = state["failures"] + 1
             seconds = lock_seconds(failures)
             until = datetime.fromisoformat(self.clock()) + timedelta(seconds=seconds)
+            turn.append(failures)
             return json.dumps(
                 {"failures": failures, "until": until.isoformat() if seconds else None, "seconds": seconds}
             )
 
-        return _lock_state(self._pin_lock_write(bump))["failures"]
+        self._pin_lock_write(take)
+        return turn[-1]
 
     def _pin_lock_write(self, change: Callable[[str | None], str | None]) -> str | None:
         try:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from league.api.app import MOST_BODY
+from league.api.kiosks import Kiosks
 from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule
 from tests.league_server import LeagueServer
@@ -61,3 +62,26 @@ def test_bodies_sent_with_a_wrong_key_are_not_held(tmp_path):
         server.stop()
     print(f"server memory for 300 held bodies: {held:.0f} MB more")
     assert held < 64, f"the server holds {held:.0f} MB more for 300 requests without a good key"
+
+
+def test_wrong_codes_are_counted_across_server_processes(tmp_path):
+    """Two server processes on one league: wrong codes sent to each in turn are one count, so the
+    eleventh in a minute waits at either (each process counting its own would hear twenty)."""
+    db = str(tmp_path / "league.db")
+    store = Store(db)
+    world = league_with_schedule(store)
+    right = Kiosks(store).make_code(world["venues"][0], 1)
+    store.close()
+    one, two = LeagueServer(db), LeagueServer(db)
+    one.start()
+    two.start()
+    try:
+        for i in range(10):
+            status, _ = (one, two)[i % 2].api.call("POST", "/api/v1/enrol", {"code": f"WRONG-{i:05d}"})
+            assert status == 403
+        for server in (one, two):
+            status, answer = server.api.call("POST", "/api/v1/enrol", {"code": right})
+            assert status == 429 and answer["error"].startswith("too many wrong codes: try again in ")
+    finally:
+        one.stop()
+        two.stop()

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import click
 import pytest
 
+from kiosk.pin import FREE_TRIES
 from shared.cli import cli
 from tests.helpers import clabber, write_json
 from tests.store_helpers import QUICK_HANDS
@@ -99,3 +104,23 @@ def test_wrong_pins_at_the_command_line_lock_it_too(db, tmp_path):
         assert r.returncode == 2 and "wrong PIN" in r.stderr
     r = run(db, "game", "correct", g, "1", fixed, "--reason", "typo", env={"CLABBER_PIN": PIN})
     assert r.returncode == 2 and "locked for" in r.stderr and corrections(db) == 0
+
+
+@pytest.mark.slow  # 19 processes
+def test_wrong_pins_sent_at_once_are_tried_only_until_entry_locks(db, tmp_path):
+    """19 ``clabber game correct`` with a wrong PIN, started at once: each attempt is counted before
+    its PIN is tried, so only the attempts up to the lock are tried; the rest are refused untried."""
+    g, fixed = game_with_a_hand(db, tmp_path)
+    run(db, "pin", "set", env={"CLABBER_NEW_PIN": PIN})
+    exe = Path(sys.executable).with_name("clabber")
+    args = [str(exe), "game", "--db", db, "correct", g, "1", fixed, "--reason", "typo"]
+    procs = [
+        subprocess.Popen(args, env={**os.environ, "CLABBER_PIN": "641937"}, stderr=subprocess.PIPE, text=True)
+        for _ in range(19)
+    ]
+    said = [p.communicate(timeout=120)[1] for p in procs]
+    assert all(p.returncode == 2 for p in procs), said
+    tried = [s for s in said if "wrong PIN" in s and "in a row" not in s]
+    assert len(tried) == FREE_TRIES, said  # the third wrong one locks entry; nothing after it is tried
+    assert sum(f"after {FREE_TRIES} wrong PINs in a row" in s for s in said) == 19 - FREE_TRIES
+    assert corrections(db) == 0

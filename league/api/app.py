@@ -1,7 +1,8 @@
 """The kiosk API: JSON over HTTP under ``/api/v1/``, a thin layer over league/api/kiosks.py.
 
 POST /api/v1/enrol    {"code"}                       -> {"kiosk", "key", "venue", "table"}
-                      (after 10 wrong codes in a minute: 429 with Retry-After, the code not even read)
+                      (after 10 wrong codes in a minute, counted by every server process: 429 with
+                      Retry-After, the code not even looked up)
 POST /api/v1/push     Bearer key, {"games": [...]}   -> {"games": [{"game", "acked", "resend_from", ...}]}
 GET  /api/v1/tonight  Bearer key [?date=YYYY-MM-DD]  -> {"date", "venue", "table", "meetings": [...]}
 GET  /api/v1/rulings  Bearer key                     -> {"rulings": [{"game", "outcome", "winner", "reason", ...}]}
@@ -23,8 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from league.api.allowance import Allowance
-from league.api.kiosks import KioskRefused, Kiosks
+from league.api.kiosks import Busy, KioskRefused, Kiosks
 from league.organiser.season import LeagueRefused
 from league.store.core import StoreTrouble
 from shared.http.headers import PLAIN_CSP, Hardened
@@ -40,14 +40,6 @@ BODY_SECONDS = 30  # to send a whole body: a kiosk's push is sent in well under 
 # for the database or a lock leaves the other going.
 PUSHES_AT_ONCE = 2
 log = logging.getLogger("league.kiosks")
-
-
-class Busy(KioskRefused):
-    """Refused for now: too many wrong attempts; ``wait`` seconds until the next is heard."""
-
-    def __init__(self, why: str, wait: int) -> None:
-        super().__init__(why, 429)
-        self.wait = wait
 
 
 class JSON(JSONResponse):
@@ -91,10 +83,8 @@ def _key(request: Request) -> str | None:
     return key.strip() if scheme.lower() == "bearer" and key.strip() else None
 
 
-def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
-    """The API's ASGI application over a league's kiosks library; ``allowance``: how many wrong
-    enrolment codes are heard before the next must wait."""
-    wrong_codes = allowance or Allowance()
+def create_app(kiosks: Kiosks) -> Hardened:
+    """The API's ASGI application over a league's kiosks library."""
 
     async def answer(request: Request, work: Any) -> JSONResponse:
         try:
@@ -113,17 +103,9 @@ def create_app(kiosks: Kiosks, allowance: Allowance | None = None) -> Hardened:
 
     async def enrol(request: Request) -> JSONResponse:
         async def work(request: Request) -> Any:
-            wait = wrong_codes.wait()
-            if wait:
-                raise Busy(f"too many wrong codes: try again in {wait} s", wait)
             body = await _json(request, MOST_ENROL)
             code = body.get("code") if isinstance(body, dict) else None
-            try:
-                return await run_in_threadpool(kiosks.enrol, code)
-            except KioskRefused as e:
-                if e.status == 403:
-                    wrong_codes.failed()
-                raise
+            return await run_in_threadpool(kiosks.enrol, code)
 
         return await answer(request, work)
 

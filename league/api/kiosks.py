@@ -10,6 +10,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import math
 import secrets
 import threading
 from collections import OrderedDict
@@ -37,6 +38,11 @@ from shared.jsontext import BadJSON, is_timestamp, loads, texts
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed
 CODE_LENGTH = 10  # 50 bits, valid minutes and once: guessing one is hopeless
 CODE_MINUTES = 10
+# Wrong enrolment codes heard in a minute before the next attempt waits, counted in the database by
+# every server process alike. A code is 50 random bits, valid minutes and once, so guessing is
+# hopeless anyway; the allowance keeps a guesser from costing a lookup per try.
+WRONG_CODES = 10
+WRONG_CODES_WINDOW = 60.0  # seconds
 MOST_GAMES = 50  # in one push
 MOST_EVENTS = 1000  # of one game in one push
 log = logging.getLogger("league.kiosks")
@@ -51,6 +57,14 @@ class KioskRefused(LeagueRefused):
     def __init__(self, why: str, status: int = 422) -> None:
         super().__init__(why)
         self.status = status
+
+
+class Busy(KioskRefused):
+    """Refused for now: too many wrong attempts; ``wait`` seconds until the next is heard."""
+
+    def __init__(self, why: str, wait: int) -> None:
+        super().__init__(why, 429)
+        self.wait = wait
 
 
 def digest(secret: str) -> str:
@@ -131,13 +145,21 @@ class Kiosks:
         if not code.isascii():
             raise KioskRefused(STALE, 403)  # a code is letters and digits: this one was never made
         key = secrets.token_urlsafe(32)  # 256 random bits
-        now = _stamp(self.clock())
-        with self.store.write() as w:
+        when = self.clock()
+        now, seconds = _stamp(when), when.timestamp()
+        with self.store.write() as w:  # the league's lock: the count and the attempt one at a time
+            wrong = ks.wrong_codes_since(w.conn, seconds - WRONG_CODES_WINDOW)
+            if len(wrong) >= WRONG_CODES:
+                wait = max(1, math.ceil(wrong[0] + WRONG_CODES_WINDOW - seconds))
+                raise Busy(f"too many wrong codes: try again in {wait} s", wait)
             row = ks.take_code(w.conn, digest(normal_code(code)), now)
             if row is None:
-                raise KioskRefused(STALE, 403)
-            kiosk = ks.add_kiosk(w.conn, digest(key), row["venue_id"], row["table_number"], now)
-            venue = w.venue(row["venue_id"])
+                ks.add_wrong_code(w.conn, seconds)  # kept: the refusal is said once this commits
+            else:
+                kiosk = ks.add_kiosk(w.conn, digest(key), row["venue_id"], row["table_number"], now)
+                venue = w.venue(row["venue_id"])
+        if row is None:
+            raise KioskRefused(STALE, 403)
         return {
             "kiosk": kiosk,
             "key": key,

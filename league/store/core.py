@@ -356,7 +356,8 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any], *, sums: bool = True)
 
 def _write(conn: Connection, kind: str, p: dict[str, Any]) -> None:
     if kind == ev.LEAGUE_CREATED:
-        conn.execute(sa.insert(leagues).values(id=p["league"], name=p["name"]))
+        clock = {k: p[k] for k in ("time_zone", "night_ends") if k in p}  # leagues made before: the defaults
+        conn.execute(sa.insert(leagues).values(id=p["league"], name=p["name"], **clock))
     elif kind == ev.SEASON_CREATED:
         conn.execute(
             sa.insert(seasons).values(

@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from league.store.tables import games, meetings, metadata, rounds
+from league.store.tables import games, meetings, metadata, rounds, wrong_codes
 from shared.events import GameEvent
 
 
@@ -99,6 +99,17 @@ def add_code(conn: Connection, code_hash: str, venue: int, table: int, made_at: 
             code_hash=code_hash, venue_id=venue, table_number=table, made_at=made_at, expires_at=expires_at
         )
     )
+
+
+def wrong_codes_since(conn: Connection, since: float) -> list[float]:
+    """When each wrong enrolment code came after ``since`` (epoch seconds), the oldest first; older
+    ones are forgotten."""
+    conn.execute(sa.delete(wrong_codes).where(wrong_codes.c.at <= since))
+    return [row.at for row in conn.execute(sa.select(wrong_codes.c.at).order_by(wrong_codes.c.at))]
+
+
+def add_wrong_code(conn: Connection, at: float) -> None:
+    conn.execute(sa.insert(wrong_codes).values(at=at))
 
 
 def take_code(conn: Connection, code_hash: str, now: str) -> dict[str, Any] | None:

@@ -23,6 +23,8 @@ leagues = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("time_zone", sa.String(64), nullable=False, server_default="America/Chicago"),  # an IANA name
+    sa.Column("night_ends", sa.Integer, nullable=False, server_default="6"),  # the hour a night ends, 0 to 12
 )
 seasons = sa.Table(
     "seasons",
@@ -150,6 +152,9 @@ signin_lockout = sa.Table(
     sa.Column("failures", sa.Integer, nullable=False),  # wrong passwords in a row
     sa.Column("locked_until", sa.Float, nullable=False),  # epoch seconds
 )
+# Wrong enrolment codes, each when it came (statements in league/store/kiosks.py): the allowance
+# every server process counts against; not events, never rebuilt.
+wrong_codes = sa.Table("wrong_codes", metadata, sa.Column("at", sa.Float, nullable=False, index=True))
 organiser_sessions = sa.Table(
     "organiser_sessions",
     metadata,
