@@ -8,14 +8,17 @@ worker (kiosk/sync.py) reads it in order and removes what the league acknowledge
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kiosk.store import Store
 from shared.events import GameEvent
 
-LINK_KEY = "league"  # {"url", "key", "kiosk", "venue": {"id", "name"}, "table", "joined_at"}
+LINK_KEY = "league"  # {"url", "kiosk", "venue": {"id", "name"}, "table", "joined_at"}; the key is in its file
+KEY_FILE = ".league-key"  # beside the database (kiosk.db.league-key): the kiosk's key, read by its user only
 SYNC_KEY = "league_sync"  # what the worker last saw: {"state", "at", "last_delivery", "error", ...}
 TONIGHT_KEY = "league_tonight"  # the last answer of /api/v1/tonight, with when it was fetched
 RULINGS_KEY = "league_rulings"  # the organiser's rulings on this kiosk's games, by game
@@ -32,9 +35,48 @@ class OutgoingGame:
 
 
 def link(store: Store) -> dict[str, Any] | None:
-    """The league this kiosk joined, or None."""
+    """The league this kiosk joined, with its key (None when its file is gone), or None.
+
+    The key lives in a file of its own beside the database, readable by the kiosk's user only, so
+    that no backup, export or copy of the database carries it. A key a kiosk kept in its database
+    before is moved to its file here."""
     text = store.setting(LINK_KEY)
-    return json.loads(text) if text else None
+    if not text:
+        return None
+    joined: dict[str, Any] = json.loads(text)
+    if "key" in joined:
+        if store.readonly:
+            return joined
+        _write_key(store, str(joined.pop("key")))
+        _put(store, LINK_KEY, joined)
+    try:
+        joined["key"] = key_path(store).read_text().strip() or None
+    except OSError:
+        joined["key"] = None
+    return joined
+
+
+def key_path(store: Store) -> Path:
+    return store.path.with_name(store.path.name + KEY_FILE)
+
+
+def _write_key(store: Store, key: str) -> None:
+    """The key's file, written whole or not at all, mode 0600 from its first byte."""
+    path = key_path(store)
+    part = path.with_name(path.name + ".part")
+    part.unlink(missing_ok=True)
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, key.encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(part, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def _put(store: Store, key: str, value: Any) -> None:
@@ -44,13 +86,16 @@ def _put(store: Store, key: str, value: Any) -> None:
 
 
 def set_link(store: Store, joined: dict[str, Any]) -> None:
-    _put(store, LINK_KEY, joined)
+    """Keeps an enrolment: the key in its file first, then the rest in the database."""
+    _write_key(store, str(joined["key"]))
+    _put(store, LINK_KEY, {k: v for k, v in joined.items() if k != "key"})
 
 
 def forget_link(store: Store) -> None:
     """Leaves the league: the key is forgotten; the outbox and league games are kept."""
     store.update_setting(LINK_KEY, lambda _old: None)
     store.update_setting(TONIGHT_KEY, lambda _old: None)
+    key_path(store).unlink(missing_ok=True)
 
 
 def queued(store: Store) -> int:

@@ -3,6 +3,9 @@ on loopback, shows where it sits, and leaves; every refusal in words, nothing ch
 
 from __future__ import annotations
 
+import json
+import stat
+
 import pytest
 
 from kiosk import league_link, outbox
@@ -65,3 +68,26 @@ def test_joining_is_refused_in_words_and_changes_nothing(league, tmp_path, addre
 def test_a_typed_address_gets_https_and_loses_its_last_slash():
     assert league_url(" league.example.org/ ") == "https://league.example.org"
     assert league_url("http://localhost:8090") == "http://localhost:8090"
+
+
+def test_the_key_is_kept_in_a_file_of_its_own_never_in_the_database_or_a_backup(league, tmp_path):
+    """The key goes to a file only the kiosk's user reads; the database, its backups and exports never
+    hold it; a kiosk that kept it in its database before has it moved to its file; leaving deletes it."""
+    table = open_table(tmp_path / "kiosk.db")
+    league_link.join(table.store, league["url"], league["kiosks"].make_code(league["venues"][0], 1))
+    key = outbox.link(table.store)["key"]
+    path = outbox.key_path(table.store)
+    assert path.read_text().strip() == key and stat.S_IMODE(path.stat().st_mode) == 0o600
+    table.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert key.encode() not in (tmp_path / "kiosk.db").read_bytes()
+    backup = table.store.backup(tmp_path / "backups", keep=3)
+    assert key.encode() not in backup.read_bytes()
+    # As a kiosk before kept it: in its database, no file.
+    old = {**json.loads(table.store.setting(outbox.LINK_KEY)), "key": key}
+    table.store.update_setting(outbox.LINK_KEY, lambda _old: json.dumps(old))
+    path.unlink()
+    assert outbox.link(table.store)["key"] == key and path.read_text().strip() == key
+    assert "key" not in json.loads(table.store.setting(outbox.LINK_KEY))
+    league_link.leave(table.store)
+    assert not path.exists()
+    table.close()
