@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from shared.night import NIGHT_ENDS, TIME_ZONE, league_night
+
 MOST_SHOWN_HELD = 3  # held games listed on the owner's screen; the rest are counted
 DOWN = ("unreachable", "revoked")  # the worker cannot deliver: the league is out of reach or refuses the key
 
@@ -173,7 +175,10 @@ def tonight_view(
     fetched = when(tonight.get("fetched_at"), now)
     meetings = [m for m in tonight.get("meetings") or [] if (m.get("teams") or {}).get("b")]
     venue = (tonight.get("venue") or {}).get("name") or (joined.get("venue") or {}).get("name") or ""
-    old = tonight.get("date") != local(now).date().isoformat()
+    # Tonight by the league's clock, which the answer carries: a night past midnight is still tonight.
+    zone, ends = str(tonight.get("time_zone") or TIME_ZONE), tonight.get("night_ends", NIGHT_ENDS)
+    moment = datetime.fromisoformat(now)
+    old = tonight.get("date") != league_night(moment, zone, ends if isinstance(ends, int) else NIGHT_ENDS).isoformat()
     if down:
         note = f"{unreachable}: the meetings as fetched at {fetched}."
     elif old:

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from engine.text import terminal_safe
+from league.organiser.night import NIGHT_ENDS, TIME_ZONE
 from league.organiser.season import LeagueRefused
 
 # The league server's own libraries (its extra, pyproject.toml): without them this part is not installed here.
@@ -71,10 +72,12 @@ def league(ctx: click.Context, db: str | None) -> None:
 
 @league.command("create")
 @click.argument("name")
+@click.option("--time-zone", default=TIME_ZONE, show_default=True, help="Where the league plays (an IANA name).")
+@click.option("--night-ends", type=int, default=NIGHT_ENDS, show_default=True, help="The hour a league night ends.")
 @_refusals
-def league_create(org: Any, name: str) -> None:
-    """Create a league; prints its id."""
-    click.echo(org.create_league(name))
+def league_create(org: Any, name: str, time_zone: str, night_ends: int) -> None:
+    """Create a league, with the clock its nights are told by; prints its id."""
+    click.echo(org.create_league(name, time_zone, night_ends))
 
 
 @league.command("list")
@@ -355,9 +358,12 @@ def _kiosks(org: Any) -> Any:
 @_refusals
 def enrol_code(org: Any, venue_id: int, table: int, minutes: int) -> None:
     """A one-time code for the kiosk at a venue's table (typed on its owner screen)."""
-    code = _kiosks(org).make_code(venue_id, table, minutes)
+    kiosks = _kiosks(org)
+    code = kiosks.make_code(venue_id, table, minutes)
     click.echo(code)
     click.echo(f"valid once, for {minutes} minutes", err=True)
+    for live in kiosks.live_at(venue_id, table):
+        click.echo(f"kiosk {live} is live at table {table}: the kiosk enrolled with this code replaces it", err=True)
 
 
 @league.command("kiosks")

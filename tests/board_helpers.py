@@ -4,7 +4,6 @@ kiosk's table controller, pushed as a kiosk's sync worker pushes them."""
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -12,9 +11,10 @@ from typing import Any
 from league.api.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.store.core import Store
+from tests.league_kiosk_helpers import tonight_now
 from tests.store_helpers import open_table
 
-TONIGHT = dt.date.today().isoformat()  # the board shows the server's tonight unless asked for another
+TONIGHT = tonight_now()  # the board shows the league's night now unless asked for another
 HANDS = [  # the table's hands in turn: made, set, made by the other team, with a meld
     {"trump": "D", "maker": "N", "points": {"NS": 112, "EW": 50}},
     {"trump": "S", "maker": "E", "points": {"NS": 90, "EW": 72}},

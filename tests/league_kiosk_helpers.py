@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -9,12 +10,26 @@ from typing import Any
 import sqlalchemy as sa
 
 from league.organiser.actions import Organiser
+from league.organiser.night import NIGHT_ENDS, TIME_ZONE, league_night
 from league.store.core import Store
 from league.store.kiosks import enrol_codes, kiosk_events, kiosk_games, kiosks
 from league.store.tables import events
 from tests.store_helpers import QUICK_HANDS, open_table
 
 NIGHT = "2026-01-06"
+
+
+def meeting_night(store: Store, meeting: int) -> str:
+    """The night a meeting is played: its own date when moved, else its round's."""
+    with store.read() as r:
+        m = r.meeting_with_settings(meeting)
+    assert m is not None
+    return str(m["date"] or m["round_date"])
+
+
+def tonight_now() -> str:
+    """The league night now by the league's default clock (Evansville's, nights ending at 6 am)."""
+    return league_night(dt.datetime.now(dt.UTC), TIME_ZONE, NIGHT_ENDS).isoformat()
 
 
 def league_with_schedule(store: Store, night: str = NIGHT) -> dict[str, Any]:
@@ -42,11 +57,11 @@ def league_with_schedule(store: Store, night: str = NIGHT) -> dict[str, Any]:
 
 
 def kiosk_game(
-    folder: Path, corrected: bool = True, teams: tuple[str, str] = ("Team 1", "Team 2")
+    folder: Path, corrected: bool = True, teams: tuple[str, str] = ("Team 1", "Team 2"), night: str = NIGHT
 ) -> list[dict[str, Any]]:
     """A game played with the table controller (a correction among its hands) and finished before the
     target, as the kiosk would push it: its events as JSON, in seq order; ``teams`` NS then EW."""
-    table = open_table(folder / "kiosk.db")
+    table = open_table(folder / "kiosk.db", night=night)
     table.set_pin("246813")
     g = table.new_game(list(teams), ["P1a", "P2a", "P1b", "P2b"], first_dealer="N")
     for h in QUICK_HANDS:
@@ -92,11 +107,12 @@ def played_game(
     winner: str = "NS",
     rules: dict[str, Any] | None = None,
     correction: dict[str, Any] | None = None,
+    night: str = NIGHT,
 ) -> list[dict[str, Any]]:
     """A game played to the target with the table controller (``winner`` takes 112 of 162 each hand;
     500 is reached on the fifth hand), as the kiosk would push it; ``correction``: the record the
     owner puts in place of the second hand after the game is over."""
-    table = open_table(folder / f"kiosk-{len(list(folder.glob('kiosk-*.db')))}.db")
+    table = open_table(folder / f"kiosk-{len(list(folder.glob('kiosk-*.db')))}.db", night=night)
     table.set_pin("246813")
     g = table.new_game(list(teams), ["P1a", "P2a", "P1b", "P2b"], rules=rules, first_dealer="N")
     hand = NS_HAND if winner == "NS" else EW_HAND

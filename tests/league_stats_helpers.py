@@ -20,7 +20,8 @@ from league.api.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.store.core import Store
 from shared.game_state import ActionRefused
-from tests.store_helpers import open_table
+from tests.league_kiosk_helpers import meeting_night
+from tests.store_helpers import night_clock, open_table
 
 PIN = "246813"
 
@@ -110,9 +111,12 @@ PLAYERS = {
 }
 
 
-def play(folder: Path, teams: tuple[str, str], players: list[str], hands: list[dict[str, Any]]) -> list[dict]:
-    """A game played hand by hand with the table controller, as the kiosk would push its events."""
-    table = open_table(folder / f"kiosk-{len(list(folder.glob('kiosk-*.db')))}.db")
+def play(
+    folder: Path, teams: tuple[str, str], players: list[str], hands: list[dict[str, Any]], night: str
+) -> list[dict]:
+    """A game played hand by hand with the table controller on a league night, as the kiosk would push
+    its events."""
+    table = open_table(folder / f"kiosk-{len(list(folder.glob('kiosk-*.db')))}.db", night=night)
     table.set_pin(PIN)
     g = table.new_game(list(teams), players, first_dealer="N")
     for h in hands:
@@ -156,8 +160,8 @@ def small_season(store: Store, folder: Path, season_name: str = "Winter 2026", l
     for i, (ns, ew, players, hands) in enumerate(
         (("Aces", "Kings", GAME_1_PLAYERS, GAME_1), ("Queens", "Aces", GAME_2_PLAYERS, GAME_2))
     ):
-        events = play(folder, (ns, ew), players, hands)
         meeting = meeting_of(store, division, ids[ns], ids[ew])
+        events = play(folder, (ns, ew), players, hands, meeting_night(store, meeting))
         sides = {"NS": ids[ns], "EW": ids[ew]}
         pushed = kiosks.push(kiosk, {"games": [{"game": i + 1, "meeting": meeting, "sides": sides, "events": events}]})
         assert pushed["games"][0]["quarantined"] == [], pushed
@@ -289,6 +293,7 @@ def generated_season(store: Store, folder: Path, seed: int = 17) -> dict[str, An
                 continue
             ns, ew = (m["team_a"], m["team_b"]) if rng.random() < 0.5 else (m["team_b"], m["team_a"])
             names = _seat_names(rng, teams[ns], teams[ew])
+            table.clock = night_clock(m["round_date"])  # the table plays each meeting on its night
             g = _play_generated(table, rng, [f"T{ns}", f"T{ew}"], names)
             sides[g] = {"NS": ns, "EW": ew}
             events = [_plain(e) for e in table.store.events(g)]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 import random
+import zoneinfo
+from collections.abc import Callable
 from pathlib import Path
 
 from kiosk.store import Store, open_store
@@ -16,10 +20,27 @@ QUICK_HANDS = [
 ]
 
 
-def open_table(path: Path, seed: int | None = 1) -> Table:
-    """A controller on a real SQLite file (backups beside it)."""
+def open_table(path: Path, seed: int | None = 1, night: str | None = None) -> Table:
+    """A controller on a real SQLite file (backups beside it); with ``night``, its clock on that
+    league night (``night_clock``), else the real one."""
     store, _ = open_store(path, path.parent / "backups")
-    return Table(store, rng=random.Random(seed) if seed is not None else None)
+    table = Table(store, rng=random.Random(seed) if seed is not None else None)
+    if night is not None:
+        table.clock = night_clock(night)
+    return table
+
+
+_CLOCKS = itertools.count()
+
+
+def night_clock(night: str) -> Callable[[], str]:
+    """A kiosk's clock on a league night (a date like 2026-01-06): from 8 pm in Evansville (each new
+    clock a minute later than the one before, as tables start games at their own moments), a second
+    further at each reading, as the league's default clock tells nights."""
+    start = dt.datetime.fromisoformat(f"{night}T20:00").replace(tzinfo=zoneinfo.ZoneInfo("America/Chicago"))
+    start += dt.timedelta(minutes=next(_CLOCKS) % 240)
+    ticks = itertools.count()
+    return lambda: (start + dt.timedelta(seconds=next(ticks))).astimezone(dt.UTC).isoformat(timespec="milliseconds")
 
 
 def reopen(table: Table) -> Table:

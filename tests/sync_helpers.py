@@ -4,7 +4,6 @@ comparison of what the league holds with what the kiosk holds."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import random
@@ -30,7 +29,7 @@ from league.store.core import Store
 from league.store.kiosks import kiosk_divergences, kiosk_events
 from league.store.tables import games as league_games
 from tests.crash_writer import random_quick_hand
-from tests.league_kiosk_helpers import league_with_schedule
+from tests.league_kiosk_helpers import league_with_schedule, tonight_now
 from tests.league_server import CLABBER
 from tests.store_helpers import open_table
 
@@ -201,7 +200,7 @@ def tonight_league(db: str) -> dict[str, Any]:
     """league_with_schedule whose first round is tonight (the server's today), with each venue's
     meeting as a row, and the kiosks' library."""
     store = Store(db)
-    world = league_with_schedule(store, dt.date.today().isoformat())
+    world = league_with_schedule(store, tonight_now())
     with store.read() as r:
         meetings = {v: r.meeting(m) for v, m in world["meeting_at"].items()}
     return {**world, "store": store, "kiosks": Kiosks(store), "meeting": meetings}

@@ -28,7 +28,7 @@ from league.pages import make_app
 from league.serve import server
 from league.store.core import Store
 from shared.http import guard
-from tests.board_helpers import busy_night, push_body, table_game
+from tests.board_helpers import TONIGHT, busy_night, push_body, table_game
 from tests.league_kiosk_helpers import NIGHT, league_with_schedule, played_game, refused_event
 from tests.league_pages_helpers import PASSWORD, Clock, organiser_csrf, sign_in
 from tests.league_server import Api, LeagueServer, free_port
@@ -105,7 +105,7 @@ def test_a_set_aside_event_changes_nothing_and_a_game_over_shows_its_winner(nigh
     # Table 2's kiosk plays the meeting's game again as its game 2, to the end (EW win): the card
     # shows the newer game and its winner, and the standings have it.
     teams = night["teams"][1]
-    done = played_game(tmp_path, teams, winner="EW")
+    done = played_game(tmp_path, teams, winner="EW", night=TONIGHT)
     kiosks.push(kiosks.kiosk_for_key(night["keys"][1]), push_body(night["meetings"][1], done, game=2))
     page = client.get(f"/board/{night['venue']}").text
     assert f"Won: {teams[1]}" in cards(page)[2] and "5 hands" in cards(page)[2]
@@ -148,7 +148,7 @@ def test_a_push_tells_its_venues_boards_and_a_result_tells_every_venues(league_d
     kiosks.push(k1, push_body(world["meetings"][0], events))
     kiosks.push(k1, push_body(world["meetings"][0], events))  # again: nothing stored, nobody told
     assert told == [world["venue"]]
-    done = played_game(tmp_path, world["teams"][1], winner="NS")
+    done = played_game(tmp_path, world["teams"][1], winner="NS", night=TONIGHT)
     kiosks.push(k2, push_body(world["meetings"][1], done))  # ends the game: the standings change
     assert told == [world["venue"], None]
     store.close()

@@ -13,7 +13,6 @@ here from the kiosks' stores by the standings' rules."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import random
@@ -38,6 +37,7 @@ from league.store.core import Store
 from shared.events import new_action_id
 from shared.game_state import ActionRefused, GameState
 from tests.cable import Cable
+from tests.league_kiosk_helpers import tonight_now
 from tests.league_server import LeagueServer
 from tests.store_helpers import open_table
 from tests.sync_helpers import WorkerProcess, differences, divergences, league_game_count, wait_until
@@ -360,7 +360,7 @@ def night(league_db: str, tmp_path: Path) -> Iterator[Night]:
     for name, *players in TEAMS:
         org.add_team(division, name, players)
     venues = [(org.add_venue(league, name, tables=n), name) for name, n in VENUES]
-    org.make_schedule(division, dt.date.today().isoformat())  # the first round is tonight
+    org.make_schedule(division, tonight_now())  # the first round is tonight
     with store.read() as r:
         tonight = [m for m in r.meetings(division) if m["round"] == 1]
     assert len(tonight) == 8 and all(m["team_b"] is not None for m in tonight)

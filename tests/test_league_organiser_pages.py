@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
+import zoneinfo
 
 import pytest
 import zxingcpp
@@ -362,7 +363,7 @@ def test_an_enrolment_code_is_shown_big_with_its_qr_and_enrols_a_kiosk_once(site
     client, venue = site["client"], site["ids"]["venue"]
     page = client.get("/organiser/kiosks").text
     assert f'<option value="{venue}">Germania (2 tables)</option>' in page
-    before = dt.datetime.now().astimezone()
+    before = dt.datetime.now(zoneinfo.ZoneInfo("America/Chicago"))  # the league's clock, not the server's
     r = post(site, "/organiser/kiosks/code", venue=str(venue), table="2")
     assert r.status_code == 200, r.text
     assert r.headers["cache-control"] == "no-store"
@@ -374,7 +375,8 @@ def test_an_enrolment_code_is_shown_big_with_its_qr_and_enrols_a_kiosk_once(site
     assert "It works once, and for 10 minutes only: until " in text
     until = (before + dt.timedelta(minutes=10)).strftime("%H:%M")
     later = (before + dt.timedelta(minutes=11)).strftime("%H:%M")
-    assert f"until {until}" in text or f"until {later}" in text
+    zone = before.strftime("%Z")  # CST or CDT
+    assert f"until {until} {zone}" in text or f"until {later} {zone}" in text
     # The policy stays as tight as the other pages': the QR code is part of the page, not an image.
     csp = r.headers["content-security-policy"]
     assert csp == client.get("/").headers["content-security-policy"]
@@ -429,7 +431,7 @@ class Later:
     """A kiosk server's clock that moves a minute on each time it is read."""
 
     def __init__(self) -> None:
-        self.now = dt.datetime(2026, 1, 6, 20, 0, tzinfo=dt.UTC)
+        self.now = dt.datetime(2026, 1, 7, 3, 0, tzinfo=dt.UTC)  # 9 pm on the 6th in Evansville
 
     def __call__(self) -> dt.datetime:
         self.now += dt.timedelta(minutes=1)
@@ -450,9 +452,7 @@ def test_the_quarantine_lists_every_set_aside_event_newest_first_with_where_and_
     assert "<b>x</b>" not in page
     items = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in re.findall(r"<li>(.*?)</li>", page, re.S)]
     why = "the log of this game does not start with the game"
-    received = [
-        dt.datetime(2026, 1, 6, 20, n, tzinfo=dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M %Z") for n in (4, 3)
-    ]
+    received = [dt.datetime(2026, 1, 7, 3, n, tzinfo=dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M %Z") for n in (4, 3)]
     assert items == [
         f"{why}\nKiosk {kiosk['id']} (Germania, table 2) · game 2, event 1: <b>x</b> · received {received[0]}",
         f"{why}\nKiosk {kiosk['id']} (Germania, table 2) · game 1, event 1: hand_entered · received {received[1]}",
@@ -460,7 +460,7 @@ def test_the_quarantine_lists_every_set_aside_event_newest_first_with_where_and_
 
 
 def test_the_quarantine_page_lists_games_waiting_for_a_ruling_and_differing_deliveries(site, tmp_path):
-    from tests.league_kiosk_helpers import played_game
+    from tests.league_kiosk_helpers import meeting_night, played_game
 
     client, ids = site["client"], site["ids"]
     kiosks = Kiosks(site["store"], Later())
@@ -468,9 +468,10 @@ def test_the_quarantine_page_lists_games_waiting_for_a_ruling_and_differing_deli
     meeting = meeting_of(site["org"], ids["division"], ids["aces"], ids["kings"])
     names = {ids["aces"]: "Aces", ids["kings"]: HOSTILE}  # the game is started with the league's names
     teams = (names[meeting["team_a"]], names[meeting["team_b"]])
-    short = played_game(tmp_path, teams, rules={"target": 300})  # not the season's rules
+    night = meeting_night(site["store"], meeting["id"])
+    short = played_game(tmp_path, teams, rules={"target": 300}, night=night)  # not the season's rules
     kiosks.push(kiosk, {"games": [{"game": 1, "meeting": meeting["id"], "events": short}]})
-    again = played_game(tmp_path, teams)  # game 1's numbers again, other content
+    again = played_game(tmp_path, teams, night=night)  # game 1's numbers again, other content
     kiosks.push(kiosk, {"games": [{"game": 1, "events": again[:1]}]})
     page = html.unescape(re.sub(r"<[^>]+>", "", client.get("/organiser/quarantine").text))
     assert "played with other rules than the season's (target 300, not 500): rule on it" in page

@@ -392,7 +392,10 @@ def test_results_written_by_pushes_are_what_a_recount_from_the_events_gives(worl
     for i, m in enumerate(meetings):
         at = (m["venue_id"], 1 + i % 2)
         number[at] += 1
-        game = played_game(tmp_path, (names[m["team_a"]], names[m["team_b"]]), winner="EW" if i % 3 else "NS")
+        night = m["date"] or m["round_date"]
+        game = played_game(
+            tmp_path, (names[m["team_a"]], names[m["team_b"]]), winner="EW" if i % 3 else "NS", night=night
+        )
         pushes.append((world["keys"][at], _body(m["id"], game, game=number[at])))
     again = pushes[0]
     pushes.append((again[0], {"games": [{**again[1]["games"][0], "game": 9}]}))

@@ -18,7 +18,7 @@ from league.pages import make_app
 from league.results.history import Played, form, race
 from league.results.standings_view import halves, make_rates, notes, team_games
 from league.store.core import Store
-from tests.league_kiosk_helpers import league_with_schedule
+from tests.league_kiosk_helpers import NIGHT, league_with_schedule
 from tests.store_helpers import open_table
 from tests.test_league_standings import BY_DIFFERENCE, BY_HEAD_TO_HEAD, BY_POINTS, DEFAULT, NAMES, _won
 
@@ -86,7 +86,7 @@ def _nobody_set_but_south(folder):
     """A kiosk game to 500 with team 1 at NS: N makes five hands good (112 each), S is set once."""
     made = {"trump": "D", "maker": "N", "points": {"NS": 112, "EW": 50}}
     set_ = {"trump": "S", "maker": "S", "points": {"NS": 81, "EW": 81}}
-    table = open_table(folder / "kiosk.db")
+    table = open_table(folder / "kiosk.db", night=NIGHT)
     g = table.new_game(["Team 1", "Team 2"], ["Ann", "Eve", "Sam", "Wes"], first_dealer="N")
     for hand in (made, made, made, set_, made, made):
         g = table.add_hand(g.id, hand)

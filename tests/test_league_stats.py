@@ -100,7 +100,7 @@ def test_a_correction_after_the_end_changes_the_figures(league_db, tmp_path):
     org.make_schedule(division, "2026-01-06")
     kiosks = Kiosks(store)
     kiosk = kiosks.kiosk_for_key(kiosks.enrol(kiosks.make_code(venue, 1))["key"])
-    table = open_table(tmp_path / "kiosk.db")
+    table = open_table(tmp_path / "kiosk.db", night="2026-01-06")
     table.set_pin(PIN)
     g = table.new_game(["Aces", "Kings"], GAME_1_PLAYERS, first_dealer="N")
     for h in GAME_1:

@@ -23,6 +23,7 @@ from sqlalchemy import exc
 from engine.rules import Rules
 from engine.text import looks_blank, stored_text_problem
 from league.organiser.actions import advance_playoffs
+from league.organiser.night import NIGHT_ENDS, TIME_ZONE, league_night
 from league.organiser.season import LeagueRefused, read_settings
 from league.organiser.standings import TIE, A, B
 from league.results.stats import write_figures
@@ -44,6 +45,9 @@ CODE_MINUTES = 10
 WRONG_CODES = 10
 WRONG_CODES_WINDOW = 60.0  # seconds
 MOST_GAMES = 50  # in one push
+# How far a kiosk's clock may run ahead of the league's: a Pi sets its clock from the network, and one
+# that has not yet may be minutes off. A game starting later than this is held, never counted.
+START_AHEAD = dt.timedelta(minutes=15)
 MOST_EVENTS = 1000  # of one game in one push
 log = logging.getLogger("league.kiosks")
 Kiosk = dict[str, Any] | str | None  # an enrolled kiosk's row, or the key a request came with
@@ -104,8 +108,14 @@ class Kiosks:
 
     # ---- the organiser's side ---------------------------------------------------------------------
 
+    def live_at(self, venue: int, table: int) -> list[int]:
+        """The kiosks whose keys work at a venue's table: an enrolment there revokes them."""
+        with self.store.read() as r:
+            return ks.live_at(r.conn, venue, table)
+
     def make_code(self, venue: int, table: int, minutes: int = CODE_MINUTES) -> str:
-        """A one-time code for the kiosk at a venue's table, valid ``minutes``."""
+        """A one-time code for the kiosk at a venue's table, valid ``minutes``; a kiosk enrolled with
+        it replaces the one live at that table (whose key is revoked then)."""
         if isinstance(minutes, bool) or not isinstance(minutes, int) or not 1 <= minutes <= 24 * 60:
             raise LeagueRefused("enrolment code: valid for 1 to 1440 minutes")
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -156,8 +166,20 @@ class Kiosks:
             if row is None:
                 ks.add_wrong_code(w.conn, seconds)  # kept: the refusal is said once this commits
             else:
+                # One live kiosk a table: the one this code replaces loses its key now.
+                replaced = ks.live_at(w.conn, row["venue_id"], row["table_number"])
+                for old in replaced:
+                    ks.revoke(w.conn, old, now)
                 kiosk = ks.add_kiosk(w.conn, digest(key), row["venue_id"], row["table_number"], now)
                 venue = w.venue(row["venue_id"])
+                if replaced:
+                    log.warning(
+                        "kiosk %d enrolled at table %d of venue %d; revoked %s",
+                        kiosk,
+                        row["table_number"],
+                        row["venue_id"],
+                        replaced,
+                    )
         if row is None:
             raise KioskRefused(STALE, 403)
         return {
@@ -165,7 +187,13 @@ class Kiosks:
             "key": key,
             "venue": {"id": row["venue_id"], "name": venue["name"] if venue else None},
             "table": row["table_number"],
+            "replaced": replaced,  # the kiosks at this table whose keys this enrolment revoked
         }
+
+    def night_at(self, r: Reader, venue: int, moment: dt.datetime | None = None) -> dt.date:
+        """The league night at a venue now (or at ``moment``), by its league's clock."""
+        zone, ends = r.clock_of_venue(venue) or (TIME_ZONE, NIGHT_ENDS)
+        return league_night(moment or self.clock(), zone, ends)
 
     def kiosk_for_key(self, key: str | None) -> dict[str, Any]:
         """The kiosk a key belongs to; 401 for no key, an unknown one or a revoked one."""
@@ -178,7 +206,8 @@ class Kiosks:
         ``kiosk``: the kiosk, or its key (checked in the same transaction: 401 when it is not good)."""
         with self.store.read() as r:
             kiosk = _kiosk_for_key(r, kiosk) if not isinstance(kiosk, dict) else kiosk
-            night = date or dt.date.today().isoformat()
+            clock = r.clock_of_venue(kiosk["venue_id"])
+            night = date or self.night_at(r, kiosk["venue_id"]).isoformat()
             try:
                 night = dt.date.fromisoformat(night).isoformat()
             except ValueError:
@@ -215,8 +244,11 @@ class Kiosks:
                         "rules": asdict(settings.rules),  # the whole rules, as a game_started event keeps them
                     }
                 )
+        zone, ends = clock or (TIME_ZONE, NIGHT_ENDS)
         return {
             "date": night,
+            "time_zone": zone,  # the league's clock: the kiosk tells whether this is still tonight by it
+            "night_ends": ends,
             "venue": {"id": kiosk["venue_id"], "name": venue["name"] if venue else None},
             "table": kiosk["table_number"],
             "meetings": out,
@@ -396,6 +428,29 @@ class Kiosks:
         ks.bind_game(w.conn, row)  # before its events: an event names its game's binding
         return {**row, "league_game": None, "note": None}
 
+    def _held(self, w: Writer, kiosk: dict[str, Any], m: dict[str, Any], state: GameState) -> str | None:
+        """Why a kiosk's finished game is not counted by itself (None: it is): it counts only for a
+        meeting at that kiosk's table, begun on that meeting's league night and not later than the
+        league's clock says it is now. A stolen key (or a kiosk's wrong clock, or the wrong meeting
+        chosen) gives a game held for the organiser's ruling, never a result in the standings."""
+        table = m["table_number"]
+        if table is not None and table != kiosk["table_number"]:
+            return (
+                f"meeting {m['id']} is played at table {table}, and this kiosk sits at table "
+                f"{kiosk['table_number']}: not counted; rule on it"
+            )
+        started = _started(state)
+        night = m["date"] or m["round_date"]
+        now = self.clock()
+        if started is None:
+            return f"the game's start time {state.started_at!r} is not a time: not counted; rule on it"
+        if started > now + START_AHEAD:
+            return f"the game started at {started.isoformat()}, later than the league's clock: not counted; rule on it"
+        played = self.night_at(w, kiosk["venue_id"], started).isoformat()
+        if played != night:
+            return f"played on the night of {played}; meeting {m['id']} is on {night}: not counted; rule on it"
+        return None
+
     def _record_result(
         self, w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], state: GameState | None
     ) -> tuple[int | None, fs.NewGame | None]:
@@ -418,6 +473,10 @@ class Kiosks:
                 w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
                 _advance(w, kiosk, bound, m, g["id"])
             return int(g["id"]), None
+        held = self._held(w, kiosk, m, state) if outcome is not None else None
+        if held is not None:  # kept for the organiser, with why: counted only by a ruling
+            ks.set_result(w.conn, kiosk["id"], bound["game"], None, held)
+            return None, None
         played = w.games(m["id"])
         full = _no_room(m["id"], played, outcome, settings.games_per_meeting)
         if full is not None:
@@ -428,6 +487,14 @@ class Kiosks:
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
         _advance(w, kiosk, bound, m, g["id"])
         return int(g["id"]), fs.NewGame(outcome, m["team_a"], m["team_b"])
+
+
+def _started(state: GameState) -> dt.datetime | None:
+    try:
+        at = dt.datetime.fromisoformat(state.started_at)
+    except (TypeError, ValueError):
+        return None
+    return at if at.tzinfo is not None else None
 
 
 def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], m: dict[str, Any], league_game: int) -> None:

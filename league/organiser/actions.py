@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.text import MAX_NAME, looks_blank, text_problem
+from league.organiser.night import NIGHT_ENDS, TIME_ZONE, check_clock
 from league.organiser.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
 from league.organiser.schedule import make_schedule, spread_venues
 from league.organiser.scores import check_score, said_of_game
@@ -80,13 +81,15 @@ class Organiser:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def create_league(self, name: str) -> int:
+    def create_league(self, name: str, time_zone: str = TIME_ZONE, night_ends: int = NIGHT_ENDS) -> int:
+        """A league, with the clock its nights are told by: a time zone, and the hour a night ends."""
         name = _name(name, "league")
+        time_zone, night_ends = check_clock(time_zone, night_ends)
         with self.store.write() as w:
             if w.league_named(name):
                 raise LeagueRefused(f"league: there is already a league named {name!r}")
             id_ = w.next_id(st.leagues)
-            w.append(ev.LEAGUE_CREATED, {"league": id_, "name": name})
+            w.append(ev.LEAGUE_CREATED, {"league": id_, "name": name, "time_zone": time_zone, "night_ends": night_ends})
         return id_
 
     def create_season(self, league: int, name: str, settings: dict[str, Any] | None = None) -> tuple[int, int]:

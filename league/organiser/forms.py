@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.rules import PRESETS
 from league.organiser.actions import Organiser
+from league.organiser.night import NIGHT_ENDS, TIME_ZONE
 from league.organiser.season import DEFAULT_TIE_BREAKERS, RANKINGS, TIE_BREAKERS, LeagueRefused
 
 Fields = dict[str, str]
@@ -67,7 +68,9 @@ def tie_breaker_fields() -> list[str]:
 
 
 def _league(org: Organiser, f: Fields) -> None:
-    org.create_league(f.get("name", ""))
+    zone = f.get("time_zone", "").strip() or TIME_ZONE
+    ends = maybe_number(f, "night_ends", "league: the hour a night ends")
+    org.create_league(f.get("name", ""), zone, NIGHT_ENDS if ends is None else ends)
 
 
 def _season(org: Organiser, f: Fields) -> None:

@@ -24,6 +24,7 @@ from starlette.routing import Route
 
 from league.board.feed import Boards, TooManyBoards
 from league.board.tonight import Board
+from league.organiser.night import NIGHT_ENDS, TIME_ZONE, league_night
 from league.pages.kit import environment, not_found, render
 from league.store.core import Store
 from shared.http.guard import LONG_RESPONSE
@@ -53,11 +54,15 @@ def columns(tables: int) -> int:
     return 1 if tables <= 1 else 2 if tables <= 4 else 3 if tables <= 9 else 4 if tables <= 16 else 5
 
 
-def tonight(request: Request) -> str | None:
-    """The night the board shows: ``?date=`` (a date like 2026-01-06), else the server's today."""
+def tonight(request: Request, store: Store, venue: int | None) -> str | None:
+    """The night the board shows: ``?date=`` (a date like 2026-01-06), else the venue's league night
+    now, by the league's clock."""
     text = request.query_params.get("date")
     if text is None:
-        return dt.date.today().isoformat()
+        with store.read() as r:
+            clock = r.clock_of_venue(venue) if venue is not None else None
+        zone, ends = clock or (TIME_ZONE, NIGHT_ENDS)
+        return league_night(dt.datetime.now(dt.UTC), zone, ends).isoformat()
     try:
         return dt.date.fromisoformat(text).isoformat() if len(text) == 10 else None
     except ValueError:
@@ -103,7 +108,8 @@ class BoardPages:
         return f"/seasons/{seasons[0]}" if seasons else "/"
 
     def page(self, request: Request) -> Response:
-        venue, night = _venue(request), tonight(request)
+        venue = _venue(request)
+        night = tonight(request, self.board.store, venue)
         view = self.board.tonight(venue, night) if venue is not None and night is not None else None
         if view is None:
             return not_found(request, "such venue or night")
@@ -126,7 +132,8 @@ class BoardPages:
     async def events(self, request: Request) -> Response:
         """The board's server-sent events: a ``board`` event with the whole board at once and after
         each change, a comment every ``HEARTBEAT`` s when nothing happens."""
-        venue, night = _venue(request), tonight(request)
+        venue = _venue(request)
+        night = await run_in_threadpool(tonight, request, self.board.store, venue)
         if venue is None or night is None or not await run_in_threadpool(self._venue_known, venue):
             return PlainTextResponse("There is no such venue or night.\n", 404, headers={"cache-control": "no-store"})
         address = client_address(request)

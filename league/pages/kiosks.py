@@ -10,6 +10,7 @@ image to fetch, so the pages' policy stays ``default-src 'none'`` with no ``img-
 from __future__ import annotations
 
 import datetime as dt
+import zoneinfo
 from typing import Any
 
 from markupsafe import Markup
@@ -23,6 +24,7 @@ from league.organiser.forms import number
 from league.organiser.season import LeagueRefused
 from league.pages.kit import render
 from league.pages.organiser import OrganiserPages, confirmation
+from shared.night import TIME_ZONE
 from shared.share import qr_svg
 
 BACK = "/organiser/kiosks"
@@ -87,6 +89,12 @@ class KioskPages:
             return RedirectResponse("/organiser/sign-in", 303)
         return await run_in_threadpool(self._page, request, csrf, done=confirmation(request, SAID))
 
+    def _zone(self, venue: int) -> zoneinfo.ZoneInfo:
+        """The time zone of the league a venue is in: times on the organiser's pages are the league's."""
+        with self.kiosks.store.read() as r:
+            zone, _ = r.clock_of_venue(venue) or (TIME_ZONE, 0)
+        return zoneinfo.ZoneInfo(zone)
+
     async def make_code(self, request: Request) -> Response:
         form = await self.pages.checked_form(request)
         if isinstance(form, Response):
@@ -106,7 +114,8 @@ class KioskPages:
                 qr=Markup(qr_svg(code)),
                 at=self._venues()[venue]["label"],
                 table=table,
-                until=until.astimezone().strftime("%H:%M %Z"),
+                until=until.astimezone(self._zone(venue)).strftime("%H:%M %Z"),
+                replaces=self.kiosks.live_at(venue, table),
             )
             page.headers["cache-control"] = SECRET_CACHE
             return page

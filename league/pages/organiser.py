@@ -170,6 +170,8 @@ class OrganiserPages:
                 {
                     "id": league["id"],
                     "name": league["name"],
+                    "time_zone": league["time_zone"],
+                    "night_ends": league["night_ends"],
                     "venues": r.venues(league["id"]),
                     "seasons": [
                         {

@@ -38,7 +38,7 @@ class Pages:
 
     def index(self, request: Request) -> HTMLResponse:
         with self.store.read() as r:
-            leagues = [{"id": lg["id"], "name": lg["name"], "seasons": r.seasons(lg["id"])} for lg in r.leagues()]
+            leagues = [{**lg, "seasons": r.seasons(lg["id"])} for lg in r.leagues()]
         return render(request, "index.html", leagues=leagues)
 
     def season(self, request: Request) -> HTMLResponse:

@@ -208,6 +208,15 @@ class Reader:
     def venue(self, id_: int) -> dict[str, Any] | None:
         return self._one(venues, id_)
 
+    def clock_of_venue(self, venue: int) -> tuple[str, int] | None:
+        """The time zone and the hour nights end of the league a venue belongs to."""
+        row = self.conn.execute(
+            sa.select(leagues.c.time_zone, leagues.c.night_ends)
+            .join(venues, venues.c.league_id == leagues.c.id)
+            .where(venues.c.id == venue)
+        ).first()
+        return (str(row.time_zone), int(row.night_ends)) if row is not None else None
+
     def venues(self, league: int) -> list[dict[str, Any]]:
         return self._all(sa.select(venues).where(venues.c.league_id == league).order_by(venues.c.id))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-LEAGUE_CREATED = "league_created"  # {league, name}
+LEAGUE_CREATED = "league_created"  # {league, name, time_zone, night_ends} (the last two since 0012)
 SEASON_CREATED = "season_created"  # {season, league, name, settings}
 DIVISION_ADDED = "division_added"  # {division, season, name}
 TEAM_ADDED = "team_added"  # {team, division, name, players, substitutes}

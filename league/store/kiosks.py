@@ -159,6 +159,14 @@ def all_kiosks(conn: Connection) -> list[dict[str, Any]]:
     )
 
 
+def live_at(conn: Connection, venue: int, table: int) -> list[int]:
+    """The kiosks whose keys still work at a venue's table."""
+    q = sa.select(kiosks.c.id).where(
+        kiosks.c.venue_id == venue, kiosks.c.table_number == table, kiosks.c.revoked_at.is_(None)
+    )
+    return [int(row.id) for row in conn.execute(q.order_by(kiosks.c.id))]
+
+
 def revoke(conn: Connection, id_: int, now: str) -> bool:
     done = conn.execute(
         sa.update(kiosks).where(kiosks.c.id == id_, kiosks.c.revoked_at.is_(None)).values(revoked_at=now)
