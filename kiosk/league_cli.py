@@ -69,14 +69,28 @@ def _kiosk_store(kiosk_db: str | None, *, make: bool) -> Iterator[Any]:
 @kiosk_db_option
 def join(url: str, code: str, kiosk_db: str | None) -> None:
     """Join this kiosk to the league at URL with the organiser's one-time CODE."""
-    from kiosk.league_link import LinkRefused
+    from kiosk.config import ConfigError, load_config
+    from kiosk.league_link import LinkRefused, enrolment, keep
     from kiosk.league_link import join as join_league
 
-    with _kiosk_store(kiosk_db, make=True) as store:
+    try:
+        fresh = not load_config({"db": kiosk_db}).db.exists()
+    except ConfigError as e:
+        _fail(f"kiosk: {e}")
+    if fresh:
+        # No kiosk database yet: the league answers first, so a refused code makes no empty database.
         try:
-            joined = join_league(store, url, code)
+            answer = enrolment(None, url, code).exchange()
         except LinkRefused as e:
             _fail(f"join: {e}")
+        with _kiosk_store(kiosk_db, make=True) as store:
+            joined = keep(store, answer)
+    else:
+        with _kiosk_store(kiosk_db, make=True) as store:
+            try:
+                joined = join_league(store, url, code)
+            except LinkRefused as e:
+                _fail(f"join: {e}")
     venue = joined["venue"]["name"] or f"venue {joined['venue']['id']}"
     click.echo(terminal_safe(f"joined {joined['url']}: kiosk {joined['kiosk']}, {venue}, table {joined['table']}"))
 

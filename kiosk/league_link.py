@@ -48,11 +48,12 @@ class Enrolment:
             raise LinkRefused(f"{self.url} did not answer as a league server does (is the address right?)") from None
 
 
-def enrolment(store: Store, address: str, code: str) -> Enrolment:
-    """The league's address and the organiser's code as typed, checked (nothing is asked yet)."""
+def enrolment(store: Store | None, address: str, code: str) -> Enrolment:
+    """The league's address and the organiser's code as typed, checked (nothing is asked yet);
+    ``store``: the kiosk's, when it has one yet."""
     from kiosk.league_http import league_url
 
-    if outbox.link(store) is not None:
+    if store is not None and outbox.link(store) is not None:
         raise LinkRefused("this kiosk is in a league already: leave it first")
     try:
         url = league_url(address)

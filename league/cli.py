@@ -412,9 +412,11 @@ def serve(org: Any, host: str, port: int, secure_cookies: bool, public_url: str 
     from league.serve import ServeError
     from league.serve import serve as run
 
-    click.echo(f"league pages on http://{host}:{port}/, kiosk API under /api/v1/ ({org.store.where})", err=True)
+    def listening() -> None:
+        click.echo(f"league pages on http://{host}:{port}/, kiosk API under /api/v1/ ({org.store.where})", err=True)
+
     try:
-        run(org.store, host, port, secure_cookies, public_url)
+        run(org.store, host, port, secure_cookies, public_url, listening)
     except ServeError as e:
         raise LeagueRefused(str(e)) from None
 

@@ -85,15 +85,29 @@ def server(
     return guarded_server(site(store, secure_cookies, public_url, boards, changed), host, port, lifespan="on")
 
 
-def serve(store: Store, host: str, port: int, secure_cookies: bool = False, public_url: str | None = None) -> None:
-    """Serves the kiosk API and the pages until stopped. On PostgreSQL the boards' news goes through
-    the database, so that the boards of every server process on it hear every change."""
+def serve(
+    store: Store,
+    host: str,
+    port: int,
+    secure_cookies: bool = False,
+    public_url: str | None = None,
+    listening: Callable[[], None] | None = None,
+) -> None:
+    """Serves the kiosk API and the pages until stopped; ``listening`` is called once the address is
+    had (so that nothing says the server is there before it is). On PostgreSQL the boards' news goes
+    through the database, so that the boards of every server process on it hear every change."""
     if store.dialect != "postgresql":
-        run(*server(store, host, port, secure_cookies, public_url))
+        srv, sock = server(store, host, port, secure_cookies, public_url)
+        if listening is not None:
+            listening()
+        run(srv, sock)
         return
     boards = Boards()
     news = News(store, boards).start()
     try:
-        run(*server(store, host, port, secure_cookies, public_url, changed=news.changed, boards=boards))
+        srv, sock = server(store, host, port, secure_cookies, public_url, changed=news.changed, boards=boards)
+        if listening is not None:
+            listening()
+        run(srv, sock)
     finally:
         news.stop()

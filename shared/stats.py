@@ -353,7 +353,11 @@ def view(
     """What a statistics page shows: the sort and minimum as read from its address, and for the teams and
     the players each group of figures as a narrow table, sorted, with the first ``TOP`` lines that
     qualify (all of them when ``everyone`` is ``"1"``)."""
-    key, least, all_ = sort_key(sort), minimum_of(minimum), everyone in ("1", True)
+    # The default minimum is 3 games, or fewer while nobody has played 3: after a first night the
+    # page shows that night's figures rather than nothing.
+    most = max((x.figures.games for x in (*teams, *players)), default=0)
+    key, all_ = sort_key(sort), everyone in ("1", True)
+    least = minimum_of(minimum, default=max(1, min(DEFAULT_MINIMUM, most)))
     out: dict[str, Any] = {
         "sort": key,
         "sort_words": "name" if key == "name" else BY_KEY[key].words,

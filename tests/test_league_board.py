@@ -33,6 +33,7 @@ from tests.league_kiosk_helpers import NIGHT, league_with_schedule, played_game,
 from tests.league_pages_helpers import PASSWORD, Clock, organiser_csrf, sign_in
 from tests.league_server import Api, LeagueServer, free_port
 from tests.sse import Stream
+from tests.store_helpers import open_table
 from tests.test_league_organiser_pages import qr_text
 
 HOSTILE = '<b>Kings</b> & "Co" <script>x()</script>'
@@ -432,3 +433,18 @@ def test_a_flood_of_streams_at_one_venue_leaves_another_venues_board_and_each_en
 
     with in_thread(db) as port:
         asyncio.run(run(port))
+
+
+def test_the_last_hand_in_words_a_makers_renege_and_a_zero(tmp_path):
+    """The board's line for the last hand: a renege ends play (nobody made or was set), a zero is 0."""
+    from league.board.tonight import last_hand
+    from shared.game_state import GameState
+
+    table = open_table(tmp_path / "kiosk.db")
+    g = table.new_game(["A", "B"], first_dealer="E")
+    renege = {"trump": "D", "maker": "N", "points": {"NS": 112, "EW": 50}, "renege": {"by": "NS", "reason": "no trump"}}
+    table.add_hand(g.id, renege)
+    assert last_hand(GameState.from_events(table.store.events(g.id))) == "renege by NS, 0–162"
+    table.add_hand(g.id, {"trump": "H", "maker": "E", "points": {"NS": 162, "EW": 0}})
+    assert last_hand(GameState.from_events(table.store.events(g.id))) == "EW set, 162–XX"
+    table.close()

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from starlette.testclient import TestClient
 
 from league.organiser.actions import Organiser
+from league.organiser.signin import SignIn
 from league.pages import make_app
 from league.store.core import Store
-from tests.league_pages_helpers import HOSTILE, STANDINGS, small_season, table_rows
+from tests.league_pages_helpers import (
+    HOSTILE,
+    PASSWORD,
+    STANDINGS,
+    Clock,
+    client_for,
+    meeting_of,
+    sign_in,
+    small_season,
+    table_rows,
+)
 
 
 @pytest.fixture
@@ -95,3 +109,33 @@ def test_every_page_carries_the_security_headers_and_unknown_ids_are_404(site):
     assert client.get("/seasons/99").status_code == 404
     assert client.get("/teams/x").status_code == 404
     assert client.get(f"/divisions/{ids['division'] + 5}/schedule").status_code == 404
+
+
+def test_a_season_ranked_by_game_points_does_not_name_them_twice(league_db):
+    store = Store(league_db)
+    org = Organiser(store)
+    league = org.create_league("L")
+    season, _ = org.create_season(league, "S", {"ranking": "game_points"})
+    with TestClient(make_app(store)) as client:
+        page = client.get(f"/seasons/{season}").text
+    store.close()
+    assert "Ranked by game points; then point difference, head to head." in page
+    assert "then game points" not in page
+
+
+def test_a_game_for_nobody_leaves_its_place_to_the_next(league_db):
+    """Kings v Queens played one game, ruled abandoned: the meeting still has its one game to play,
+    the organiser's page counts it so, and the next game recorded is its game that counts."""
+    store = Store(league_db)
+    org = Organiser(store)
+    ids = small_season(org)
+    SignIn(store, Clock()).set_password(PASSWORD)
+    m = meeting_of(org, ids["division"], ids["kings"], ids["queens"])
+    with client_for(store, Clock()) as client:
+        sign_in(client)
+        page = html.unescape(re.sub(r"<[^>]+>", "", client.get(f"/organiser/divisions/{ids['division']}").text))
+        assert f"Meeting {m['id']} · 2026-01-" in page and "0 of 1 game (and 1 counting for nobody)" in page
+        org.record_game(m["id"], *((521, 480, "a") if m["team_a"] == ids["kings"] else (480, 521, "b")))
+        page = html.unescape(re.sub(r"<[^>]+>", "", client.get(f"/organiser/divisions/{ids['division']}").text))
+        assert "1 of 1 game (and 1 counting for nobody)" in page and "2 of 1" not in page
+    store.close()

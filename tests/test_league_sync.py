@@ -422,6 +422,8 @@ def test_joining_refused_is_one_line_and_status_2(one_league, home, args, words)
     out = _clabber("league", *[a.format(url=league["url"]) for a in args], env=home)
     assert out.returncode == 2 and out.stderr.startswith(words) and out.stderr.count("\n") == 1, out.stderr
     assert out.stdout == "" and "Traceback" not in out.stderr
+    data = Path(home["XDG_DATA_HOME"])
+    assert not data.exists() or not any(data.rglob("*.db*"))  # a refused join makes no kiosk database
 
 
 def test_a_config_the_kiosk_cannot_use_is_refused_in_one_line(tmp_path, home):

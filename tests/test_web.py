@@ -196,7 +196,9 @@ def test_statistics_only_where_the_config_allows_by_the_names_typed(tmp_path):
         assert trump == ["1", "ruminers", "8", "6", "75%", "2", "0", "0"]
         assert "<b>Mackeys</b>" not in html and "&lt;b&gt;Mackeys&lt;/b&gt;" in html
         assert ["1", "Carolyn ruminers", "2", "2", "100%", "10", "111.2", "162"] in rows  # S, with Ron
-        status, _, html = server.get("/stats")
+        status, _, html = server.get("/stats")  # nobody has 3 games: those with the most (2) are listed
+        assert "at least 2 games" in html and "No teams with" not in html and ">ruminers<" in html
+        status, _, html = server.get("/stats?min=3")
         assert "at least 3 games" in html and "No teams with 3 games or more yet." in html
     finally:
         server.close()

@@ -50,9 +50,12 @@ def last_hand(state: GameState) -> str:
         return "misdeal: no score"
     if s.void:
         return "both reneged: no score"
+    # A zero is written "-" on the sheet; between two scores "-–162" reads as nothing: 0 here.
+    ns, ew = ("0" if cell(s, i) == "-" else cell(s, i) for i in (0, 1))
+    if s.renege is not None:  # play ended at the renege: nobody made or was set
+        return f"renege by {('NS', 'EW')[s.renege.team]}, {ns}–{ew}"
     said = "" if s.makers is None else f"{('NS', 'EW')[s.makers]} {'set' if s.set else 'made'}, "
-    renege = f" · renege {('NS', 'EW')[s.renege.team]}" if s.renege is not None else ""
-    return f"{said}{cell(s, 0)}–{cell(s, 1)}{renege}"
+    return f"{said}{ns}–{ew}"
 
 
 def table_view(state: GameState, names: dict[str, str]) -> dict[str, Any]:
@@ -130,8 +133,11 @@ class Board:
             ew_team = m["team_b"] if ns_team == m["team_a"] else m["team_a"]
             state = self._fold(r, g)
             seats = {"NS": names.get(ns_team, "?"), "EW": names.get(ew_team, "?")}
-            games_here = sum(1 for x in bound if x["meeting_id"] == m["id"])
+            # The meeting's game this is, among those that count: a game that counts for nobody (one
+            # abandoned) leaves its place to the next, so "game 3 of 2" is never said.
+            counting = sum(x["outcome"] is not None for x in r.games(m["id"]))
             of = _games_per_meeting(r, m["division_id"])
+            games_here = min(counting if g["league_game"] is not None else counting + 1, of)
             view = {"table": number, "meeting": m["id"], "game": games_here, "of": of, "live": state is not None}
             if state is None:
                 view |= {"teams": seats, "status": "checking"}

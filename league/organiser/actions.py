@@ -254,7 +254,7 @@ class Organiser:
                 settings = self._settings_of_division(w, m["division_id"])
                 check_score(points_a, points_b, outcome, settings.rules, where)
                 played = w.games(meeting)
-                if len(played) >= settings.games_per_meeting:
+                if sum(g["outcome"] is not None for g in played) >= settings.games_per_meeting:
                     raise LeagueRefused(f"meeting {meeting} already has its {settings.games_per_meeting} game(s)")
                 before = self._standings(w, m["division_id"]) if m["stage"] != st.PLAYOFFS else []
                 id_ = w.next_id(st.games)

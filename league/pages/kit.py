@@ -108,10 +108,13 @@ def meeting_view(r: Reader, m: dict[str, Any], names: dict[int, str], venues: di
                 "result": result_text(g["outcome"], a, b),
                 "ruled": g["ruled_reason"] or "",
                 "note": g["note"] or "",
+                "counts": g["outcome"] is not None,
             }
             for g in r.games(m["id"])
         ],
     }
+    view["counting"] = sum(g["counts"] for g in view["games"])
+    view["for_nobody"] = len(view["games"]) - view["counting"]
     return view
 
 

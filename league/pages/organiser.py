@@ -226,7 +226,7 @@ class OrganiserPages:
         for round_ in context["rounds"]:
             for m in round_["meetings"]:
                 if not m["bye"]:
-                    m["room"] = not m["forfeit"] and len(m["games"]) < games
+                    m["room"] = not m["forfeit"] and m["counting"] < games
         return {
             **context,
             "league": league,

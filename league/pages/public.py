@@ -60,7 +60,9 @@ class Pages:
             league=league,
             divisions=shown,
             ranking=RANKING.get(settings.ranking, settings.ranking),
-            tie_breakers=", ".join(TIE_BREAKER.get(t, t) for t in settings.tie_breakers) or "nothing",
+            # A tie-breaker that is the ranking itself decides nothing more: not said again.
+            tie_breakers=", ".join(TIE_BREAKER.get(t, t) for t in settings.tie_breakers if t != settings.ranking)
+            or "nothing",
             games_per_meeting=settings.games_per_meeting,
         )
         response.headers["content-security-policy"] = CHART_POLICY.decode()
