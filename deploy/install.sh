@@ -105,6 +105,8 @@ install_packages() {
 }
 
 install_users() {
+  # systemd-sysusers makes the gpio group where the system has none (plain Debian): --purge takes it away.
+  grep -qs "^gpio:" "$ROOT/etc/group" || remember "group gpio"
   install -D -m 0644 "$SRC/deploy/sysusers.conf" "$ROOT/usr/lib/sysusers.d/clabber.conf"
   if [ "$LIVE" = 1 ]; then systemd-sysusers clabber.conf; else systemd-sysusers --root="$ROOT" clabber.conf; fi
 }
@@ -265,12 +267,15 @@ install_units() {
   # Each part's units (the league's: clabber-league*), the others' taken away (a part no longer installed).
   install -d -m 0755 "$UNITS"
   local unit name enabled=()
+  # A part no longer installed is disabled before its units go: no link is left pointing at nothing.
+  if ! has league; then systemctl_ disable "${LEAGUE_SERVICES[@]}" >/dev/null 2>&1 || true; fi
+  if ! has kiosk; then systemctl_ disable "${KIOSK_SERVICES[@]}" >/dev/null 2>&1 || true; fi
   for unit in "$SRC"/systemd/*.service "$SRC"/systemd/*.timer; do
     name=$(basename "$unit")
     case "$name" in clabber-league*) has league ;; *) has kiosk ;; esac || { rm -f "$UNITS/$name"; continue; }
     install -m 0644 "$unit" "$UNITS/$name"
   done
-  if has kiosk; then enabled+=("${KIOSK_SERVICES[@]}"); else systemctl_ disable "${KIOSK_SERVICES[@]}" >/dev/null 2>&1 || true; fi
+  if has kiosk; then enabled+=("${KIOSK_SERVICES[@]}"); fi
   if has league; then enabled+=("${LEAGUE_SERVICES[@]}"); fi
   systemctl_ enable "${enabled[@]}" >/dev/null 2>&1
   say "services enabled: ${enabled[*]}"
@@ -398,6 +403,10 @@ undo_system_changes() {
   for user in clabber-web clabber; do
     if grep -qs "^$user:" "$ROOT/etc/passwd"; then userdel "${root_opt[@]}" "$user" >/dev/null 2>&1 || true; fi
   done
+  if grep -qsxF "group gpio" "$UNDO" && grep -qs "^gpio:" "$ROOT/etc/group"; then
+    groupdel "${root_opt[@]}" gpio >/dev/null 2>&1 || true
+    say "removed the gpio group the installer made"
+  fi
   for group in clabber-web clabber; do
     if grep -qs "^$group:" "$ROOT/etc/group"; then groupdel "${root_opt[@]}" "$group" >/dev/null 2>&1 || true; fi
   done
@@ -450,6 +459,8 @@ case "$ACTION" in
       else systemctl_ disable "$unit" >/dev/null 2>&1 || true; fi
     done
     rm -f "$UNITS"/clabber-*.service "$UNITS"/clabber-*.timer "$UNITS/clabber-kiosk.service.d/printer.conf"
+    # Any link to a unit of ours left in a .wants folder (by an installer before this one, or by hand).
+    rm -f "$UNITS"/*.wants/clabber-*
     rmdir "$UNITS/clabber-kiosk.service.d" 2>/dev/null || true  # unless the owner keeps drop-ins of their own there
     if booted; then systemctl daemon-reload || true; fi
     rm -rf "$OPT"

@@ -211,18 +211,34 @@ def _row_json(state: GameState, number: int) -> str:
 
 
 @game.command("new")
-@click.option("--teams", nargs=2, required=True, metavar="NS EW", help="The two team names, NS first.")
+@click.option("--teams", nargs=2, metavar="NS EW", help="The two team names, NS first.")
+@click.option("--meeting", type=int, help="One of tonight's league meetings (clabber league status lists them).")
+@click.option("--ns", type=click.Choice(["a", "b"]), default="a", show_default=True, help="The meeting's team at NS.")
 @click.option("--players", nargs=4, metavar="N E S W", help="Player names by seat.")
 @click.option("--first-dealer", metavar="SEAT", help="Who deals first; without it the kiosk deals for the Jacks.")
 @click.option("--rules", default="evansville", show_default=True, help="Rules preset (evansville, pagat).")
 @click.pass_obj
 @_refusals
 def game_new(
-    session: Session, teams: tuple[str, str], players: tuple[str, ...] | None, first_dealer: str | None, rules: str
+    session: Session,
+    teams: tuple[str, str] | None,
+    meeting: int | None,
+    ns: str,
+    players: tuple[str, ...] | None,
+    first_dealer: str | None,
+    rules: str,
 ) -> None:
-    """Start a game; prints its number. Without --first-dealer the kiosk deals for the Jacks and
-    says on standard error who deals first and who changes seats (the players' names go with them)."""
-    state = session.table().new_game(list(teams), list(players) if players else None, rules, first_dealer)
+    """Start a game; prints its number. --teams for a friendly game, or --meeting for the next game of
+    one of tonight's league meetings (its teams, players and rules as the league set them). Without
+    --first-dealer the kiosk deals for the Jacks and says on standard error who deals first and who
+    changes seats (the players' names go with them)."""
+    if (teams is None) == (meeting is None):
+        raise click.UsageError("give --teams NS EW, or --meeting N for a league game")
+    if meeting is not None:
+        state = session.table().new_meeting_game(meeting, ns, first_dealer)
+    else:
+        assert teams is not None
+        state = session.table().new_game(list(teams), list(players) if players else None, rules, first_dealer)
     if first_dealer is None and (draw := state.jack_draw) is not None:
         first, second = "NESW"[draw.first], "NESW"[draw.second]
         said = f"the Jack draw: {first} deals first"

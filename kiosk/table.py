@@ -26,7 +26,7 @@ from engine.hand import Hand
 from engine.record import read_game
 from engine.rules import Rules, parse_rules
 from engine.seats import parse_seat, seat_name
-from kiosk import league_link, outbox
+from kiosk import league_link, league_words, outbox
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
 from kiosk.projection import rows_of
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
@@ -537,6 +537,26 @@ class Table:
     def league_games(self) -> dict[int, list[dict[str, Any]]]:
         """This kiosk's league games by meeting: each game's number and status."""
         return outbox.games_by_meeting(self.store)
+
+    def new_meeting_game(
+        self, meeting: int, ns: str = "a", first_dealer: str | None = None, action_id: str | None = None
+    ) -> GameState:
+        """Starts the next game of one of tonight's meetings, as a tap on the start screen does: the
+        meeting's teams (team ``ns``, a or b, at NS), their players at their seats, the season's rules.
+        Refused, saying why, for a meeting that is not tonight's here or has no game left to play."""
+        if ns not in ("a", "b"):
+            raise ActionRefused(f"the team at NS is a or b, not {ns!r}")
+        view = league_words.tonight_view(self.tonight(), self.league_status(), self.league_games(), self.clock())
+        choice = next((c for c in view.meetings if c.meeting == meeting), None)
+        if choice is None:
+            raise ActionRefused(f"meeting {meeting} is not among tonight's meetings here ({view.note})")
+        if choice.open_game is not None:
+            raise ActionRefused(f"meeting {meeting}'s game is in play here: game {choice.open_game}")
+        if not choice.playable:
+            raise ActionRefused(f"meeting {meeting} has no game left to play: {choice.text}")
+        teams = (choice.a, choice.b) if ns == "a" else (choice.b, choice.a)
+        started = league_words.new_game_for(*teams, choice.rules, meeting)
+        return self.new_game(**started, first_dealer=first_dealer, action_id=action_id)
 
     def start_joining(self, address: str, code: str, pin: str) -> league_link.Enrolment:
         """The first half of joining a league (owner's PIN): the address and code checked, nothing

@@ -561,3 +561,22 @@ def test_the_sync_worker_writes_only_the_kiosks_folder_has_no_devices_and_reache
     assert unit["PrivateDevices"] == "yes" and unit["DevicePolicy"] == "closed"
     assert set(unit["RestrictAddressFamilies"].split()) == {"AF_INET", "AF_INET6", "AF_UNIX"}
     assert unit["ExecStart"] == "/opt/clabber/venv/bin/clabber league sync"
+
+
+def test_uninstall_leaves_no_link_to_a_unit_and_purge_takes_the_gpio_group_it_made(fixed, tmp_path):
+    """A root with no gpio group (plain Debian): the install made one, --purge takes it away. A link an
+    earlier installer left to a unit of a part no longer installed goes with --uninstall."""
+    root = tmp_path / "root"
+    shutil.copytree(fixed["root"], root, symlinks=True)
+    assert "gpio:" in (root / "etc/group").read_text()
+    wants = root / "etc/systemd/system/multi-user.target.wants"
+    wants.mkdir(parents=True, exist_ok=True)
+    (wants / "clabber-league.service").symlink_to("/etc/systemd/system/clabber-league.service")
+    r = install(root, "--uninstall")
+    assert r.returncode == 0, r.stderr
+    dangling = [p for p in (root / "etc/systemd").rglob("*") if p.is_symlink() and "clabber" in p.name]
+    assert dangling == []
+    r = install(root, "--purge")
+    assert r.returncode == 0, r.stderr
+    assert "removed the gpio group the installer made" in r.stdout
+    assert not any(line.startswith("gpio:") for line in (root / "etc/group").read_text().splitlines())

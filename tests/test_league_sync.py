@@ -27,6 +27,7 @@ from league.api.kiosks import Kiosks
 from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule, played_game, snapshot
 from tests.league_server import CLABBER, LeagueServer
+from tests.store_helpers import open_table
 from tests.sync_helpers import (
     QUICK,
     WorkerProcess,
@@ -566,3 +567,56 @@ def test_a_store_locked_by_another_program_is_said_once_and_waited_out(tmp_path,
         ]
         assert caplog.records[-1].getMessage() == "sync: stopped"  # it never crashed on the way
         kiosk.close()
+
+
+@pytest.mark.slow
+def test_a_moved_meeting_reaches_the_kiosk_at_its_next_look_within_a_minute(league, tmp_path):
+    """The organiser moves tonight's meeting to another table: the kiosk's start screen has it at the
+    worker's next look at tonight, which comes within a minute at the worker's own pace."""
+    assert Pace().tonight_every <= 60  # the kiosks' pace: a moved meeting is on the screens within a minute
+    here = league["venues"][0]
+    kiosk, _ = kiosk_at(league, tmp_path / "k", here, league["url"])
+    meeting = league["meeting_at"][here]
+    with worker(kiosk.path, Pace(**{**QUICK.__dict__, "tonight_every": 0.3})):
+        wait_until(lambda: outbox.tonight(kiosk.store), 10, "tonight fetched")
+        league["org"].move_meeting(meeting, venue=here, table=2, reason="table 1 wobbles")
+        moved = wait_until(
+            lambda: [m for m in (outbox.tonight(kiosk.store) or {}).get("meetings", []) if m.get("table") == 2],
+            10,
+            "the moved meeting fetched",
+        )
+    assert moved[0]["meeting"] == meeting
+
+
+@pytest.mark.slow
+def test_a_meetings_game_starts_from_the_command_line(one_league, tmp_path, home):
+    """A headless table (or a script) starts tonight's meeting's game with ``clabber game new
+    --meeting``: the meeting's teams, their players and the season's rules, as a tap would; a meeting
+    not among tonight's, and one whose game is in play here, are refused in words."""
+    league = one_league
+    here = league["venues"][0]
+    db = tmp_path / "data" / "clabber" / "clabber.db"
+    assert _clabber("league", "join", league["url"], league["kiosks"].make_code(here, 1), env=home).returncode == 0
+    kiosk = open_table(db)
+    key = outbox.link(kiosk.store)["key"]
+    answer = league["kiosks"].tonight(key)
+    outbox.set_tonight(kiosk.store, {**answer, "fetched_at": kiosk.clock()})  # as the sync worker keeps it
+    kiosk.close()
+    [m] = answer["meetings"]
+    out = _clabber("game", "new", "--meeting", str(m["meeting"]), "--ns", "b", "--first-dealer", "E", env=home)
+    assert out.returncode == 0, out.stderr
+    kiosk = open_table(db)
+    started = kiosk.store.events(int(out.stdout))[0].payload
+    assert started["teams"] == {"NS": m["teams"]["b"]["name"], "EW": m["teams"]["a"]["name"]}
+    assert started["players"]["N"] == m["teams"]["b"]["players"][0]
+    assert started["league"] == {"meeting": m["meeting"], "NS": m["teams"]["b"]["id"], "EW": m["teams"]["a"]["id"]}
+    kiosk.close()
+    again = _clabber("game", "new", "--meeting", str(m["meeting"]), env=home)
+    assert (
+        again.returncode == 2
+        and f"meeting {m['meeting']}'s game is in play here: game {out.stdout.strip()}" in again.stderr
+    )
+    other = _clabber("game", "new", "--meeting", "999", env=home)
+    assert other.returncode == 2 and "meeting 999 is not among tonight's meetings here" in other.stderr
+    both = _clabber("game", "new", "--meeting", "1", "--teams", "A", "B", env=home)
+    assert both.returncode == 2 and "give --teams NS EW, or --meeting N for a league game" in both.stderr
