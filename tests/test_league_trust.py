@@ -23,7 +23,7 @@ EVANSVILLE = "America/Chicago"
 @pytest.fixture
 def league(league_db, tmp_path):
     """A league with 6 teams, a round a week from 2026-01-06 at one bar of 3 tables; the league's
-    clock now: 9 pm on 2026-01-06 in Evansville."""
+    clock now: 5 am on 2026-01-07 in Evansville, the end of the night of the 6th."""
     store = Store(league_db)
     org = Organiser(store)
     lg = org.create_league("Evansville Clabber League", EVANSVILLE, 6)
@@ -32,7 +32,7 @@ def league(league_db, tmp_path):
         org.add_team(division, f"Team {i}", [f"P{i}a", f"P{i}b"])
     venue = org.add_venue(lg, "Germania", tables=3)
     org.make_schedule(division, "2026-01-06")
-    now = [dt.datetime(2026, 1, 7, 3, 0, tzinfo=dt.UTC)]
+    now = [dt.datetime(2026, 1, 7, 11, 0, tzinfo=dt.UTC)]
     kiosks = Kiosks(store, clock=lambda: now[0])
     with store.read() as r:
         meetings = [m for m in r.meetings(division) if m["team_b"] is not None]
@@ -70,7 +70,8 @@ def _counted(s) -> int:
 
 
 def _notes(s) -> list[str]:
-    return [g["note"] for g in s["kiosks"].flags()["games"]]
+    """The held games' notes, by the kiosk's game number."""
+    return [g["note"] for g in sorted(s["kiosks"].flags()["games"], key=lambda g: g["game"])]
 
 
 def test_a_stolen_key_cannot_count_games_for_later_meetings_or_other_tables(league):

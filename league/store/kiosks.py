@@ -262,7 +262,12 @@ def divergences(conn: Connection) -> list[dict[str, Any]]:
 
 def noted_games(conn: Connection) -> list[dict[str, Any]]:
     """Kiosk games whose result is not in the standings by itself, for the organiser."""
-    return _rows(conn, sa.select(kiosk_games).where(kiosk_games.c.note.is_not(None)).order_by(kiosk_games.c.bound_at))
+    return _rows(
+        conn,
+        sa.select(kiosk_games)
+        .where(kiosk_games.c.note.is_not(None))
+        .order_by(kiosk_games.c.bound_at, kiosk_games.c.kiosk_id, kiosk_games.c.game),
+    )
 
 
 def game_events(conn: Connection, kiosk_id: int, game: int) -> list[dict[str, Any]]:
