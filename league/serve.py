@@ -96,18 +96,16 @@ def serve(
     """Serves the kiosk API and the pages until stopped; ``listening`` is called once the address is
     had (so that nothing says the server is there before it is). On PostgreSQL the boards' news goes
     through the database, so that the boards of every server process on it hear every change."""
-    if store.dialect != "postgresql":
-        srv, sock = server(store, host, port, secure_cookies, public_url)
-        if listening is not None:
-            listening()
-        run(srv, sock)
-        return
-    boards = Boards()
-    news = News(store, boards).start()
+    boards, news = None, None
+    if store.dialect == "postgresql":
+        boards = Boards()
+        news = News(store, boards).start()
     try:
-        srv, sock = server(store, host, port, secure_cookies, public_url, changed=news.changed, boards=boards)
+        changed = news.changed if news is not None else None
+        srv, sock = server(store, host, port, secure_cookies, public_url, changed=changed, boards=boards)
         if listening is not None:
             listening()
         run(srv, sock)
     finally:
-        news.stop()
+        if news is not None:
+            news.stop()

@@ -177,27 +177,13 @@ def test_the_meeting_forms_record_its_games_and_move_it(site, night):
     assert r.status_code == 200 and "Check before it counts" in r.text
     assert f'<p class="said">{a} beat {b} 521–497; {a} stay 1st, {b} go down to 2nd.</p>' in html.unescape(r.text)
     assert events(site["store"]) == before
-    r = post(
-        site,
-        "/organiser/game",
-        meeting=str(m["id"]),
-        points_a="521",
-        points_b="497",
-        outcome="a",
-        back=back,
-        confirm="1",
-    )
-    done(site, r, back, "The game is recorded.")
-    r = post(
-        site,
-        "/organiser/game",
-        meeting=str(m["id"]),
-        points_a="480",
-        points_b="597",
-        outcome="b",
-        back=back,
-        confirm="1",
-    )
+
+    def count(points_a: str, points_b: str, outcome: str):
+        game = {"points_a": points_a, "points_b": points_b, "outcome": outcome}
+        return post(site, "/organiser/game", meeting=str(m["id"]), back=back, confirm="1", **game)
+
+    done(site, count("521", "497", "a"), back, "The game is recorded.")
+    r = count("480", "597", "b")
     page = done(site, r, back, "The game is recorded.")
     assert "2 of 2 games" in page
     schedule = html.unescape(re.sub(r"<[^>]+>", "", client.get(f"/divisions/{night['division']}/schedule").text))
