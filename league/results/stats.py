@@ -165,11 +165,15 @@ def _stats(r: Reader, seasons: list[int], by_name: bool) -> Stats:
         link = "" if by_name else f"/teams/{t['id']}"
         figures = own.get(t["id"], NOTHING) + (held.figures if held else NOTHING)
         team_lines[key] = Line(t["name"], figures, link=link)
+    # A name typed in another case is the same player, shown as typed in most of their games (the
+    # first in order of those typed as often): the same on either database, whatever order rows come in.
+    spelling: dict[Any, tuple[int, str]] = {}
     for team, player, figures in players:
         team_name = names[team]
         pkey = (same_name(team_name), same_name(player)) if by_name else (team, same_name(player))
         was = player_lines.get(pkey)
-        player_lines[pkey] = Line(player, figures + (was.figures if was else NOTHING), team_name)
+        spelling[pkey] = min(spelling.get(pkey, (0, player)), (-figures.games, player))
+        player_lines[pkey] = Line(spelling[pkey][1], figures + (was.figures if was else NOTHING), team_name)
     return Stats(list(team_lines.values()), list(player_lines.values()))
 
 
