@@ -1,6 +1,6 @@
 """Walks through every screen and saves a screenshot of each (``python -m tests.ui.shoot WxH DIR``),
 or checks each for readability (``python -m tests.ui.shoot WxH --check``: prints every problem,
-exit status 1 if there is any).
+exit status 1 if there is any), or both in one walk (``WxH DIR --check``).
 
 Run in a process of its own per panel size: Kivy's window takes its size when it is created (so
 nothing here imports Kivy before ``configure``).
@@ -206,31 +206,31 @@ def league_night(kiosk, shoot):
 
 def main() -> None:
     width, height = (int(v) for v in sys.argv[1].split("x"))
-    out = Path(sys.argv[2])
     from kiosk.ui.boot import Display, configure
 
     configure(Display(width, height, headless=True, maxfps=0), kivy_home=Path(tempfile.mkdtemp(prefix="kivy-home-")))
     from tests.ui.harness import Kiosk
+    from tests.ui.readability import problems
 
-    if sys.argv[2] == "--check":
-        from tests.ui.readability import problems
+    check = "--check" in sys.argv[2:]
+    folders = [Path(a) for a in sys.argv[2:] if a != "--check"]
+    found: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # The seat lights are drawn when the screens are checked: text beside them must read too.
+        kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height), lights=check)
 
-        found: list[str] = []
-        with tempfile.TemporaryDirectory() as tmp:
-            kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height), lights=True)
-
-            def look(name: str) -> None:
+        def look(name: str) -> None:
+            if check:
                 kiosk.frames(3)
                 found.extend(problems(name))
+            for folder in folders:
+                kiosk.screenshot(folder / f"{name}.png")
 
-            every_screen(kiosk, (width, height), look)
-            kiosk.close()
+        every_screen(kiosk, (width, height), look)
+        kiosk.close()
+    if check:
         print("\n".join(found) if found else "no problems", flush=True)
         sys.exit(1 if found else 0)
-    with tempfile.TemporaryDirectory() as tmp:
-        kiosk = Kiosk(Path(tmp) / "clabber.db", size=(width, height))
-        every_screen(kiosk, (width, height), lambda name: kiosk.screenshot(out / f"{name}.png"))
-        kiosk.close()
 
 
 if __name__ == "__main__":
