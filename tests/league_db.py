@@ -37,11 +37,22 @@ def _migrated_sqlite() -> bytes:
         return path.read_bytes()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)]
+
+
+@pytest.fixture(params=DATABASES)
 def league_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     """A database URL (or file path) the league's store can open, empty."""
-    if request.param == "sqlite":
-        path = tmp_path / "league.db"
+    with league_database(request.param, tmp_path) as db:
+        yield db
+
+
+@contextmanager
+def league_database(kind: str, folder: Path) -> Iterator[str]:
+    """An empty league database of ``kind`` (sqlite: a file in ``folder``; postgresql: a schema of
+    its own), as the URL or path a store opens; dropped afterwards (the file goes with its folder)."""
+    if kind == "sqlite":
+        path = folder / "league.db"
         path.write_bytes(_migrated_sqlite())
         yield str(path)
         return

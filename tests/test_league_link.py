@@ -12,18 +12,23 @@ from kiosk import league_link, outbox
 from kiosk.league_http import league_url
 from league.api.kiosks import Kiosks
 from league.store.core import Store
+from tests.league_db import DATABASES, league_database
 from tests.league_kiosk_helpers import league_with_schedule
 from tests.league_server import free_port, league_server
 from tests.store_helpers import open_table
 
 
-@pytest.fixture
-def league(league_db):
-    store = Store(league_db)
-    world = league_with_schedule(store)
-    with league_server(league_db) as api:
-        yield {**world, "kiosks": Kiosks(store), "url": f"http://127.0.0.1:{api.port}"}
-    store.close()
+@pytest.fixture(scope="module", params=DATABASES)
+def league(request, tmp_path_factory):
+    """One league server for the module's tests: each makes its own codes, at tables of its own."""
+    with league_database(request.param, tmp_path_factory.mktemp("league")) as db:
+        store = Store(db)
+        world = league_with_schedule(store)
+        try:
+            with league_server(db) as api:
+                yield {**world, "kiosks": Kiosks(store), "url": f"http://127.0.0.1:{api.port}"}
+        finally:
+            store.close()
 
 
 def test_a_kiosk_joins_with_a_code_shows_its_venue_and_table_and_leaves(league, tmp_path):

@@ -30,24 +30,22 @@ HOSTILE_TEXTS = ["A\ud800B", "\udfff", "nul\x00here", "bell\x07", "\u3164\u3164\
 def league(league_db, tmp_path):
     store = Store(league_db)
     world = league_with_schedule(store)
-    SignIn(store, Clock()).set_password(PASSWORD)
     kiosks = Kiosks(store)
     venue = world["venues"][0]
     key = kiosks.enrol(kiosks.make_code(venue, 1))["key"]
     game = kiosk_game(tmp_path, teams=world["teams_at"][venue])
-    with TestClient(create_app(kiosks)) as api, client_for(store, Clock()) as pages:
-        assert sign_in(pages).status_code == 303
-        yield {
-            **world,
-            "store": store,
-            "api": api,
-            "pages": pages,
-            "key": key,
-            "venue": venue,
-            "game": game,
-            "db": league_db,
-        }
+    with TestClient(create_app(kiosks)) as api:
+        yield {**world, "store": store, "api": api, "key": key, "venue": venue, "game": game, "db": league_db}
     store.close()
+
+
+@pytest.fixture
+def pages(league):
+    """The league's pages, the organiser signed in."""
+    SignIn(league["store"], Clock()).set_password(PASSWORD)
+    with client_for(league["store"], Clock()) as client:
+        assert sign_in(client).status_code == 303
+        yield client
 
 
 def _push(s, game: int, events: list[dict], meeting: int | None = None):
@@ -108,8 +106,8 @@ def test_numbers_json_does_not_have_and_deep_nesting_are_refused_in_json(league)
     )
 
 
-def test_names_and_reasons_typed_by_the_organiser_are_checked_the_same_way(league):
-    org, pages, db = league["org"], league["pages"], league["db"]
+def test_names_and_reasons_typed_by_the_organiser_are_checked_the_same_way(league, pages):
+    org, db = league["org"], league["db"]
     csrf = organiser_csrf(pages)
     back = f"/organiser/divisions/{league['division']}"
     m = league["meeting_at"][league["venue"]]
@@ -134,7 +132,7 @@ def test_names_and_reasons_typed_by_the_organiser_are_checked_the_same_way(leagu
     del org
 
 
-def test_text_stored_before_it_was_checked_never_breaks_a_page_or_an_export(league, monkeypatch):
+def test_text_stored_before_it_was_checked_never_breaks_a_page_or_an_export(league, pages, monkeypatch):
     """As a server that took any text would have stored it: a game pushed with every hostile text,
     one of its hands refused (the quarantine shows the event), then every page and export loaded."""
     with monkeypatch.context() as old_server:
@@ -146,7 +144,7 @@ def test_text_stored_before_it_was_checked_never_breaks_a_page_or_an_export(leag
         r = _push(league, 2, refused)
         assert r.status_code == 200 and r.json()["games"][0]["quarantined"], r.text
     assert league["store"].read  # the server runs on, as after an upgrade
-    pages = crawl(league["pages"])
+    pages = crawl(pages)
     assert len(pages) > 15 and any(p.startswith("/organiser/quarantine") for p in pages)
     assert {p: status for p, status in pages.items() if status >= 500} == {}
 
@@ -159,11 +157,11 @@ FIELDS = ["at", "kind", "action_id", "source", "authorised_by", "reason", "paylo
 @pytest.mark.slow  # each example loads every page
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=st.fixed_dictionaries({f: TEXT for f in FIELDS}))
-def test_any_text_in_any_field_of_a_push_never_makes_a_5xx_anywhere(league, texts):
+def test_any_text_in_any_field_of_a_push_never_makes_a_5xx_anywhere(league, pages, texts):
     events = league["game"]
     for field, text in texts.items():
         events = _started_with({**league, "game": events}, field, text)
     r = _push(league, next(_games), events)
     assert r.status_code < 500 and "error" in r.json() if r.status_code >= 400 else True, r.text
-    pages = crawl(league["pages"])
+    pages = crawl(pages)
     assert {p: status for p, status in pages.items() if status >= 500} == {}
