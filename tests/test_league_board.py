@@ -448,3 +448,17 @@ def test_the_last_hand_in_words_a_makers_renege_and_a_zero(tmp_path):
     table.add_hand(g.id, {"trump": "H", "maker": "E", "points": {"NS": 162, "EW": 0}})
     assert last_hand(GameState.from_events(table.store.events(g.id))) == "EW set, 162–XX"
     table.close()
+
+
+def test_an_empty_board_beside_meetings_still_to_start_says_none_has_started(league_db):
+    """Tonight's meetings at no table yet and no game begun: the board says no game has started, not
+    that there are none tonight; another night with no meetings says there are none."""
+    store = Store(league_db)
+    world = league_with_schedule(store)
+    client = TestClient(make_app(store))
+    page = client.get(f"/board/{world['venues'][0]}?date={NIGHT}").text
+    assert "No game has started at a table yet." in page and "Tonight, not at a table yet" in page
+    assert "No games at this venue tonight." not in page
+    other = client.get(f"/board/{world['venues'][0]}?date=2030-01-01").text
+    assert "No games at this venue tonight." in other and "No game has started" not in other
+    store.close()
