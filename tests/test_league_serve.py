@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 
 import pytest
 from click.testing import CliRunner
@@ -110,3 +111,14 @@ def test_enrol_code_refusals_are_one_line(league_db):
     assert _run(league_db, "enrol-code", "1", "9") == (2, "", "league: venue 'Bar 1' has tables 1 to 2, not 9\n")
     assert _run(league_db, "enrol-code", "7", "1") == (2, "", "league: there is no venue 7\n")
     assert _run(league_db, "revoke", "5") == (2, "", "league: there is no kiosk 5\n")
+
+
+def test_a_server_whose_port_is_taken_says_so_and_never_that_it_listens(league_db):
+    """Another program holds the port: serve refuses in one line, and prints no address it never had."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = _run(league_db, "serve", "--port", str(port))
+    assert code == 2 and out == "" and "league pages on" not in err, err
+    assert err.startswith("league: ") and str(port) in err and err.count("\n") == 1, err
