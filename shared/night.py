@@ -10,6 +10,14 @@ TIME_ZONE = "America/Chicago"  # Evansville's
 NIGHT_ENDS = 6  # a night runs until 6 am
 
 
+def zone_of(name: str) -> zoneinfo.ZoneInfo | None:
+    """The time zone an IANA name (America/Chicago) names, or None when the system knows no such zone."""
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+
+
 def league_night(moment: dt.datetime, time_zone: str, night_ends: int) -> dt.date:
     """The league night ``moment`` (aware) belongs to: its date where the league is, the day before
     until the hour the league's nights end. An unknown time zone is taken as Evansville's.
@@ -18,8 +26,5 @@ def league_night(moment: dt.datetime, time_zone: str, night_ends: int) -> dt.dat
     >>> league_night(at, "America/Chicago", 6), league_night(at, "Pacific/Auckland", 6)
     (datetime.date(2026, 1, 6), datetime.date(2026, 1, 7))
     """
-    try:
-        zone = zoneinfo.ZoneInfo(time_zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        zone = zoneinfo.ZoneInfo(TIME_ZONE)
+    zone = zone_of(time_zone) or zoneinfo.ZoneInfo(TIME_ZONE)
     return (moment.astimezone(zone) - dt.timedelta(hours=night_ends)).date()

@@ -23,7 +23,7 @@ from sqlalchemy import exc
 from engine.rules import Rules
 from engine.text import looks_blank, stored_text_problem
 from league.organiser.actions import advance_playoffs
-from league.organiser.night import NIGHT_ENDS, TIME_ZONE, league_night
+from league.organiser.night import clock_at, night_at
 from league.organiser.season import LeagueRefused, read_settings
 from league.organiser.standings import TIE, A, B
 from league.results.stats import write_figures
@@ -192,8 +192,7 @@ class Kiosks:
 
     def night_at(self, r: Reader, venue: int, moment: dt.datetime | None = None) -> dt.date:
         """The league night at a venue now (or at ``moment``), by its league's clock."""
-        zone, ends = r.clock_of_venue(venue) or (TIME_ZONE, NIGHT_ENDS)
-        return league_night(moment or self.clock(), zone, ends)
+        return night_at(r, venue, moment or self.clock())
 
     def kiosk_for_key(self, key: str | None) -> dict[str, Any]:
         """The kiosk a key belongs to; 401 for no key, an unknown one or a revoked one."""
@@ -206,7 +205,7 @@ class Kiosks:
         ``kiosk``: the kiosk, or its key (checked in the same transaction: 401 when it is not good)."""
         with self.store.read() as r:
             kiosk = _kiosk_for_key(r, kiosk) if not isinstance(kiosk, dict) else kiosk
-            clock = r.clock_of_venue(kiosk["venue_id"])
+            zone, ends = clock_at(r, kiosk["venue_id"])
             night = date or self.night_at(r, kiosk["venue_id"]).isoformat()
             try:
                 night = dt.date.fromisoformat(night).isoformat()
@@ -244,7 +243,6 @@ class Kiosks:
                         "rules": asdict(settings.rules),  # the whole rules, as a game_started event keeps them
                     }
                 )
-        zone, ends = clock or (TIME_ZONE, NIGHT_ENDS)
         return {
             "date": night,
             "time_zone": zone,  # the league's clock: the kiosk tells whether this is still tonight by it

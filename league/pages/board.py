@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from league.board.feed import Boards, TooManyBoards
 from league.board.tonight import Board
-from league.organiser.night import NIGHT_ENDS, TIME_ZONE, league_night
+from league.organiser.night import night_at
 from league.pages.kit import environment, not_found, render
 from league.store.core import Store
 from shared.http.guard import LONG_RESPONSE
@@ -60,9 +60,7 @@ def tonight(request: Request, store: Store, venue: int | None) -> str | None:
     text = request.query_params.get("date")
     if text is None:
         with store.read() as r:
-            clock = r.clock_of_venue(venue) if venue is not None else None
-        zone, ends = clock or (TIME_ZONE, NIGHT_ENDS)
-        return league_night(dt.datetime.now(dt.UTC), zone, ends).isoformat()
+            return night_at(r, venue if venue is not None else 0, dt.datetime.now(dt.UTC)).isoformat()
     try:
         return dt.date.fromisoformat(text).isoformat() if len(text) == 10 else None
     except ValueError:

@@ -21,10 +21,11 @@ from starlette.routing import Route
 
 from league.api.kiosks import CODE_MINUTES, Kiosks
 from league.organiser.forms import number
+from league.organiser.night import clock_at
 from league.organiser.season import LeagueRefused
 from league.pages.kit import render
 from league.pages.organiser import OrganiserPages, confirmation
-from shared.night import TIME_ZONE
+from shared.night import TIME_ZONE, zone_of
 from shared.share import qr_svg
 
 BACK = "/organiser/kiosks"
@@ -92,8 +93,8 @@ class KioskPages:
     def _zone(self, venue: int) -> zoneinfo.ZoneInfo:
         """The time zone of the league a venue is in: times on the organiser's pages are the league's."""
         with self.kiosks.store.read() as r:
-            zone, _ = r.clock_of_venue(venue) or (TIME_ZONE, 0)
-        return zoneinfo.ZoneInfo(zone)
+            zone, _ = clock_at(r, venue)
+        return zone_of(zone) or zoneinfo.ZoneInfo(TIME_ZONE)
 
     async def make_code(self, request: Request) -> Response:
         form = await self.pages.checked_form(request)
