@@ -79,16 +79,29 @@ class Sheet:
         return self.outcome.winner
 
 
-def outcome(totals: tuple[int, int], last: HandScore, rules: Rules) -> Outcome:
-    """How the game stands after a hand with these running totals."""
+def outcome(totals: tuple[int, int], makers: Team | None, rules: Rules) -> Outcome:
+    """How the game stands after a hand with these running totals, made by ``makers`` (None: nobody
+    named trump)."""
     reached = [t >= rules.target for t in totals]
     if not any(reached):
         return IN_PLAY
-    if all(reached) and rules.both_reach_target == "makers_first" and last.makers is not None:
-        return Outcome(True, last.makers)
+    if all(reached) and rules.both_reach_target == "makers_first" and makers is not None:
+        return Outcome(True, makers)
     if totals[0] == totals[1]:
         return Outcome(True) if rules.tie_at_target == "tie" else IN_PLAY
     return Outcome(True, NS if totals[0] > totals[1] else EW)
+
+
+def winners_at(totals: tuple[int, int], rules: Rules) -> set[Team | None]:
+    """Who can have won a game that ended at these totals (None: tied), whichever team made its last
+    hand: what a result written by hand may say.
+
+    >>> winners_at((512, 300), Rules()), winners_at((300, 512), Rules()), winners_at((512, 512), Rules())
+    ({NS}, {EW}, {None})
+    >>> sorted(winners_at((506, 512), Rules(both_reach_target="makers_first")))
+    [NS, EW]
+    """
+    return {o.winner for makers in (None, NS, EW) if (o := outcome(totals, makers, rules)).over}
 
 
 def add_hand(s: Sheet, hand: Hand, rules: Rules, where: str = "") -> Sheet:
@@ -101,7 +114,7 @@ def add_hand(s: Sheet, hand: Hand, rules: Rules, where: str = "") -> Sheet:
     score = score_hand(hand, rules)
     totals = (s.totals[0] + score.score[0], s.totals[1] + score.score[1])
     row = Row(len(s.rows) + 1, hand.dealer, s.next_dealer, score, totals)
-    result = outcome(totals, score, rules)
+    result = outcome(totals, score.makers, rules)
     return Sheet((*s.rows, row), totals, result, None if result.over else score.next_dealer)
 
 

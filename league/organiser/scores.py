@@ -9,11 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engine.game import winners_at
 from engine.rules import Rules
 from engine.scoring import MOST_IN_A_HAND
+from engine.seats import EW, NS
 from league.organiser.season import LeagueRefused
 from league.organiser.standings import TIE, A, B, Line
 from league.store.core import Reader
+
+WINNER = {A: NS, B: EW, TIE: None}  # a result's words as the engine's winner: team a is taken as NS
 
 
 def most_points(rules: Rules) -> int:
@@ -30,24 +34,23 @@ def check_score(points_a: object, points_b: object, outcome: str | None, rules: 
         if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= most:
             raise LeagueRefused(f"{where}: {name}: {p!r} is not a game's points (whole, from 0 to {most})")
     assert isinstance(points_a, int) and isinstance(points_b, int)
-    target = rules.target
     if outcome is None:
         return
+    if outcome not in WINNER:
+        raise LeagueRefused(f"{where}: the result is a, b or tie, not {outcome!r}")
+    # The engine decides, as it decides a kiosk game's end (team a's points as NS's); here only why not.
+    if WINNER[outcome] in winners_at((points_a, points_b), rules):
+        return
+    target = rules.target
     if outcome == TIE:
         if rules.tie_at_target != "tie":
             raise LeagueRefused(f"{where}: the season's rules play on after equal totals: a game cannot end tied")
-        if points_a != points_b or points_a < target:
-            raise LeagueRefused(f"{where}: a tie is equal totals of {target} or more, not {points_a}–{points_b}")
-        return
-    if outcome not in (A, B):
-        raise LeagueRefused(f"{where}: the result is a, b or tie, not {outcome!r}")
+        raise LeagueRefused(f"{where}: a tie is equal totals of {target} or more, not {points_a}–{points_b}")
     won, lost = (points_a, points_b) if outcome == A else (points_b, points_a)
     side = "the first team" if outcome == A else "the second team"
     if won < target:
         raise LeagueRefused(f"{where}: {side} won with {won}, short of the target {target}: swap a and b?")
-    both_over = lost >= target
-    if won <= lost and not (both_over and rules.both_reach_target == "makers_first"):
-        raise LeagueRefused(f"{where}: {side} won with {won} against {lost}: the winner has more points; swap a and b?")
+    raise LeagueRefused(f"{where}: {side} won with {won} against {lost}: the winner has more points; swap a and b?")
 
 
 def ordinal(n: int) -> str:
