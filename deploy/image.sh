@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Builds the Clabber kiosk's card image for the Raspberry Pi 4 and 5 from Debian's packages: the
+# Pi's firmware and Debian's arm64 kernel, the kiosk installed by deploy/install.sh as on a
+# hand-made Pi, the card's settings read at every boot (deploy/image/card.py). Writes
+# clabber-VERSION-arm64.img.xz, its .sha256 and the list of packages in it (.packages).
+#
+#   sudo deploy/image.sh [--out DIR]           (./run image) the image, into DIR (default: dist/)
+#   sudo deploy/image.sh --tree DIR [--arch A] only the installed root, for the architecture A
+#                                              (default: this machine's), no kernel and no partitions:
+#                                              what tests/test_boot.py boots in a container
+#
+# As root on Debian (x86-64 or arm64): installs mmdebstrap, qemu-user-static, dosfstools, mtools,
+# fdisk and xz-utils when missing. Needs the Debian mirror (CLABBER_IMAGE_MIRROR, default
+# deb.debian.org; a snapshot.debian.org address fixes every package's version) and PyPI (the
+# lock's hashes fix every wheel). The packages' versions are written beside the image.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$SRC/dist
+TREE=""
+ARCH=""
+SUITE=bookworm
+MIRROR=${CLABBER_IMAGE_MIRROR:-http://deb.debian.org/debian}
+BOOT_MB=256
+
+die() { echo "image: $*" >&2; exit 2; }
+say() { echo "image: $*"; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }'; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift ;;
+    --tree) [ $# -ge 2 ] || die "--tree needs a directory"; TREE=$2; shift ;;
+    --arch) [ $# -ge 2 ] || die "--arch needs arm64 or amd64"; ARCH=$2; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) die "unknown option $1 (see --help)" ;;
+  esac
+  shift
+done
+[ "$(id -u)" = 0 ] || die "run it as root (mmdebstrap, chroot and the filesystems need it): sudo $0"
+command -v dpkg >/dev/null || die "this builds on Debian (dpkg and apt)"
+HOST_ARCH=$(dpkg --print-architecture)
+if [ -z "$TREE" ]; then ARCH=arm64; fi
+ARCH=${ARCH:-$HOST_ARCH}
+case "$ARCH" in arm64|amd64) ;; *) die "--arch: $ARCH is not arm64 or amd64" ;; esac
+VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' "$SRC/pyproject.toml")
+# The same commit gives the same dates inside the image (mmdebstrap and mkfs take them from here).
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$SRC" log -1 --format=%ct 2>/dev/null || date +%s)}
+export SOURCE_DATE_EPOCH
+T0=$(now)
+
+# ---- the host's tools ---------------------------------------------------------------------------
+need=()
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+if [ -z "$TREE" ]; then
+  command -v mkfs.vfat >/dev/null || need+=(dosfstools)
+  command -v mcopy >/dev/null || need+=(mtools)
+  command -v sfdisk >/dev/null || need+=(fdisk)
+  command -v xz >/dev/null || need+=(xz-utils)
+fi
+if [ "$ARCH" != "$HOST_ARCH" ] && [ ! -x /usr/bin/qemu-aarch64-static ]; then need+=(qemu-user-static); fi
+if [ ${#need[@]} -gt 0 ]; then
+  say "installing on this machine: ${need[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if [ "$ARCH" != "$HOST_ARCH" ]; then
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || die "cannot mount binfmt_misc"
+  fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    conf=$(find /usr/lib/binfmt.d -name 'qemu-aarch64*.conf' 2>/dev/null | head -n 1)
+    [ -n "$conf" ] || die "qemu-user-static installed no binfmt entry for aarch64 (/usr/lib/binfmt.d)"
+    grep -v '^#' "$conf" | head -n 1 > /proc/sys/fs/binfmt_misc/register || die "cannot register $conf"
+  fi
+fi
+
+# ---- the root: Debian's packages, then the kiosk (deploy/image/customize.sh) ---------------------
+# systemd with its network, name and time services; avahi so phones find clabber-N.local; what
+# the card's settings use (fdisk, e2fsprogs); the rest comes from the installer's own apt step.
+PACKAGES=systemd,systemd-sysv,systemd-resolved,systemd-timesyncd,dbus,udev,kmod,iproute2,ca-certificates
+PACKAGES+=,avahi-daemon,libnss-mdns,fdisk,e2fsprogs,python3,git,procps
+COMPONENTS=main
+KIND=tree
+HOOKS=()
+if [ -z "$TREE" ]; then
+  KIND=pi
+  COMPONENTS=main,non-free-firmware
+  # The Pi's boot firmware and Debian's kernel (raspi-firmware copies both to the boot partition),
+  # the Pi's Wi-Fi firmware and wpa_supplicant.
+  PACKAGES+=,raspi-firmware,linux-image-arm64,initramfs-tools,zstd,firmware-brcm80211,wpasupplicant
+  # Written before the kernel is installed, so its hooks make the boot partition as the card needs it.
+  HOOKS+=(--essential-hook='mkdir -p "$1/etc/default" "$1/etc/initramfs-tools/conf.d"')
+  HOOKS+=(--essential-hook="copy-in $SRC/deploy/image/raspi-firmware $SRC/deploy/image/raspi-extra-cmdline /etc/default")
+  HOOKS+=(--essential-hook="upload $SRC/deploy/image/initramfs.conf /etc/initramfs-tools/conf.d/clabber.conf")
+fi
+WORK=$(mktemp -d /var/tmp/clabber-image.XXXXXX)
+cleanup() { rm -rf --one-file-system "$WORK"; }
+trap cleanup EXIT
+ROOT=$WORK/root
+[ -z "$TREE" ] || ROOT=$TREE
+if [ -n "$TREE" ] && [ -e "$TREE" ] && [ -n "$(ls -A "$TREE" 2>/dev/null)" ]; then die "--tree $TREE: not empty"; fi
+
+say "building the Debian $SUITE $ARCH root ($KIND) from $MIRROR"
+t=$(now)
+if ! mmdebstrap --arch="$ARCH" --variant=minbase --components="$COMPONENTS" --include="$PACKAGES" \
+     "${HOOKS[@]}" --customize-hook="bash '$SRC/deploy/image/customize.sh' \"\$1\" $KIND" \
+     "$SUITE" "$ROOT" "$MIRROR" > "$WORK/build.log" 2>&1; then
+  tail -n 40 "$WORK/build.log" >&2
+  die "building the root failed (the lines above)"
+fi
+grep '^image: \|^  install.sh:' "$WORK/build.log" || true
+ROOT_S=$(since "$t")
+say "root built in ${ROOT_S}s"
+if [ -n "$TREE" ]; then
+  say "the installed tree is in $TREE"
+  exit 0
+fi
+
+# ---- the card: a FAT boot partition and an ext4 root, made from the tree without mounting -------
+mkdir -p "$OUT"
+NAME=clabber-$VERSION-arm64
+chroot "$ROOT" dpkg-query -W -f '${Package} ${Version}\n' > "$OUT/$NAME.packages"
+# The volume ids and the filesystem's UUID follow the version, so a rebuild names them the same.
+IDS=$(printf '%s' "$NAME" | sha256sum)
+VOLID=${IDS:0:8}
+UUID=$(printf '%s-%s-4%s-8%s-%s' "${IDS:8:8}" "${IDS:16:4}" "${IDS:21:3}" "${IDS:25:3}" "${IDS:28:12}")
+t=$(now)
+mkfs.vfat -C -n CLABBERBOOT -i "$VOLID" "$WORK/boot.img" $((BOOT_MB * 1024)) >/dev/null
+(cd "$ROOT/boot/firmware" && mcopy -s -p -m -i "$WORK/boot.img" ./* ::/)
+find "$ROOT/boot/firmware" -mindepth 1 -delete
+# The root's size: what it holds and a third more; the first boot grows it over the whole card.
+used_mb=$(du -sm --apparent-size "$ROOT" | cut -f1)
+root_mb=$(( used_mb * 4 / 3 + 256 ))
+E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L clabber-root -U "$UUID" -E "root_owner=0:0,hash_seed=$UUID" \
+  -d "$ROOT" "$WORK/root.img" "${root_mb}M"
+# MBR: the Pi's firmware reads the first partition (FAT) for its files.
+image=$WORK/$NAME.img
+boot_start=8192  # 4 MiB in
+root_start=$(( boot_start + BOOT_MB * 2048 ))
+truncate -s $(( (root_start + root_mb * 2048) * 512 )) "$image"
+sfdisk -q "$image" <<EOF
+label: dos
+label-id: 0x$VOLID
+start=$boot_start, size=$(( BOOT_MB * 2048 )), type=c, bootable
+start=$root_start, type=83
+EOF
+dd if="$WORK/boot.img" of="$image" bs=1M seek=$(( boot_start / 2048 )) conv=notrunc,sparse status=none
+dd if="$WORK/root.img" of="$image" bs=1M seek=$(( root_start / 2048 )) conv=notrunc,sparse status=none
+CARD_S=$(since "$t")
+t=$(now)
+xz -T0 -6 -c "$image" > "$OUT/$NAME.img.xz.new"
+mv "$OUT/$NAME.img.xz.new" "$OUT/$NAME.img.xz"
+(cd "$OUT" && sha256sum "$NAME.img.xz" > "$NAME.img.xz.sha256")
+XZ_S=$(since "$t")
+size_xz=$(du -m "$OUT/$NAME.img.xz" | cut -f1)
+size_img=$(( $(stat -c %s "$image") / 1048576 ))
+say "wrote $OUT/$NAME.img.xz: ${size_xz} MB compressed, ${size_img} MB on the card (grows to the card at first boot)"
+say "sha256 $(cut -d' ' -f1 "$OUT/$NAME.img.xz.sha256"); packages: $OUT/$NAME.packages ($(wc -l < "$OUT/$NAME.packages"))"
+say "times: root ${ROOT_S}s, card ${CARD_S}s, xz ${XZ_S}s, whole build $(since "$T0")s"
