@@ -21,6 +21,7 @@ TREE=""
 ARCH=""
 SUITE=bookworm
 MIRROR=${CLABBER_IMAGE_MIRROR:-http://deb.debian.org/debian}
+SECURITY=${CLABBER_IMAGE_SECURITY:-http://deb.debian.org/debian-security}
 BOOT_MB=256
 
 die() { echo "image: $*" >&2; exit 2; }
@@ -59,7 +60,10 @@ if [ -z "$TREE" ]; then
   command -v sfdisk >/dev/null || need+=(fdisk)
   command -v xz >/dev/null || need+=(xz-utils)
 fi
-if [ "$ARCH" != "$HOST_ARCH" ] && [ ! -x /usr/bin/qemu-aarch64-static ]; then need+=(qemu-user-static); fi
+if [ "$ARCH" != "$HOST_ARCH" ]; then
+  [ -x /usr/bin/qemu-aarch64-static ] || need+=(qemu-user-static)
+  command -v arch-test >/dev/null || need+=(arch-test)  # mmdebstrap checks the foreign root runs
+fi
 if [ ${#need[@]} -gt 0 ]; then
   say "installing on this machine: ${need[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -88,9 +92,11 @@ if [ -z "$TREE" ]; then
   KIND=pi
   COMPONENTS=main,non-free-firmware
   # The Pi's boot firmware and Debian's kernel (raspi-firmware copies both to the boot partition),
-  # the Pi's Wi-Fi firmware and wpa_supplicant.
-  PACKAGES+=,raspi-firmware,linux-image-arm64,initramfs-tools,zstd,firmware-brcm80211,wpasupplicant
+  # the Pi's Wi-Fi firmware and wpa_supplicant. The kernel from backports: bookworm's own 6.1 has
+  # no device tree for the Pi 5 (bcm2712), backports' 6.12 has.
+  PACKAGES+=,raspi-firmware,linux-image-arm64/$SUITE-backports,initramfs-tools,zstd,firmware-brcm80211,wpasupplicant
   # Written before the kernel is installed, so its hooks make the boot partition as the card needs it.
+  # shellcheck disable=SC2016  # mmdebstrap's hook expands $1, not this shell
   HOOKS+=(--essential-hook='mkdir -p "$1/etc/default" "$1/etc/initramfs-tools/conf.d"')
   HOOKS+=(--essential-hook="copy-in $SRC/deploy/image/raspi-firmware $SRC/deploy/image/raspi-extra-cmdline /etc/default")
   HOOKS+=(--essential-hook="upload $SRC/deploy/image/initramfs.conf /etc/initramfs-tools/conf.d/clabber.conf")
@@ -102,11 +108,16 @@ ROOT=$WORK/root
 [ -z "$TREE" ] || ROOT=$TREE
 if [ -n "$TREE" ] && [ -e "$TREE" ] && [ -n "$(ls -A "$TREE" 2>/dev/null)" ]; then die "--tree $TREE: not empty"; fi
 
+# The release with its updates and security fixes (and, for the Pi, backports for the kernel).
+SOURCES=("deb $MIRROR $SUITE ${COMPONENTS//,/ }" "deb $MIRROR $SUITE-updates ${COMPONENTS//,/ }"
+  "deb $SECURITY $SUITE-security ${COMPONENTS//,/ }")
+[ "$KIND" = tree ] || SOURCES+=("deb $MIRROR $SUITE-backports ${COMPONENTS//,/ }")
+
 say "building the Debian $SUITE $ARCH root ($KIND) from $MIRROR"
 t=$(now)
 if ! mmdebstrap --arch="$ARCH" --variant=minbase --components="$COMPONENTS" --include="$PACKAGES" \
      "${HOOKS[@]}" --customize-hook="bash '$SRC/deploy/image/customize.sh' \"\$1\" $KIND" \
-     "$SUITE" "$ROOT" "$MIRROR" > "$WORK/build.log" 2>&1; then
+     "$SUITE" "$ROOT" "${SOURCES[@]}" > "$WORK/build.log" 2>&1; then
   tail -n 40 "$WORK/build.log" >&2
   die "building the root failed (the lines above)"
 fi
@@ -121,6 +132,7 @@ fi
 # ---- the card: a FAT boot partition and an ext4 root, made from the tree without mounting -------
 mkdir -p "$OUT"
 NAME=clabber-$VERSION-arm64
+# shellcheck disable=SC2016  # dpkg-query's format, not this shell's
 chroot "$ROOT" dpkg-query -W -f '${Package} ${Version}\n' > "$OUT/$NAME.packages"
 # The volume ids and the filesystem's UUID follow the version, so a rebuild names them the same.
 IDS=$(printf '%s' "$NAME" | sha256sum)

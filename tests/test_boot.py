@@ -129,9 +129,7 @@ def test_the_kiosk_runs_headless_on_mock_pins_and_the_pages_answer(container, tr
     qr = as_kiosk(box, "qr", "--db", DB, game.stdout.strip(), "--png", png, "--public-url", "http://127.0.0.1:8080")
     url = qr.stderr.strip()
     assert [code.text for code in zxingcpp.read_barcodes(Image.open(tree / png.lstrip("/")))] == [url]
-    fetch = (
-        "import sys, urllib.request as u; r = u.urlopen(sys.argv[1], timeout=20); print(r.status, r.read().decode())"  # noqa: E501
-    )
+    fetch = "import sys, urllib.request as u; r=u.urlopen(sys.argv[1], timeout=20); print(r.status, r.read().decode())"
     page = box.run("python3", "-c", fetch, url)
     assert page.stdout.startswith("200 ") and "Ours" in page.stdout and "Theirs" in page.stdout, page.stderr
 

@@ -23,6 +23,8 @@ SCRIPTS = [
     ROOT / "deploy" / "install.sh",
     ROOT / "deploy" / "test-arm64.sh",
     ROOT / "deploy" / "arm64-smoke.sh",
+    ROOT / "deploy" / "image.sh",
+    ROOT / "deploy" / "image" / "customize.sh",
     ROOT / "run",
     ROOT / ".ci" / "run",
 ]
