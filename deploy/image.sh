@@ -100,6 +100,11 @@ if [ -z "$TREE" ]; then
   HOOKS+=(--essential-hook='mkdir -p "$1/etc/default" "$1/etc/initramfs-tools/conf.d"')
   HOOKS+=(--essential-hook="copy-in $SRC/deploy/image/raspi-firmware $SRC/deploy/image/raspi-extra-cmdline /etc/default")
   HOOKS+=(--essential-hook="upload $SRC/deploy/image/initramfs.conf /etc/initramfs-tools/conf.d/clabber.conf")
+  # mkinitramfs takes minutes under emulation, and the kernel's, initramfs-tools' and the firmware's
+  # packages would each run it: it is held off while they install and run once (customize.sh).
+  # shellcheck disable=SC2016  # mmdebstrap's hook expands $1, not this shell
+  HOOKS+=(--essential-hook='chroot "$1" dpkg-divert --quiet --local --rename --add /usr/sbin/update-initramfs &&
+    printf "#!/bin/sh\nexit 0\n" > "$1/usr/sbin/update-initramfs" && chmod 0755 "$1/usr/sbin/update-initramfs"')
 fi
 WORK=$(mktemp -d /var/tmp/clabber-image.XXXXXX)
 cleanup() { rm -rf --one-file-system "$WORK"; }
@@ -115,7 +120,8 @@ SOURCES=("deb $MIRROR $SUITE ${COMPONENTS//,/ }" "deb $MIRROR $SUITE-updates ${C
 
 say "building the Debian $SUITE $ARCH root ($KIND) from $MIRROR"
 t=$(now)
-if ! mmdebstrap --arch="$ARCH" --variant=minbase --components="$COMPONENTS" --include="$PACKAGES" \
+# force-confold: the files the hooks wrote before their packages (raspi-firmware's defaults) stay.
+if ! mmdebstrap --arch="$ARCH" --variant=minbase --components="$COMPONENTS" --include="$PACKAGES" --dpkgopt=force-confold \
      "${HOOKS[@]}" --customize-hook="bash '$SRC/deploy/image/customize.sh' \"\$1\" $KIND" \
      "$SUITE" "$ROOT" "${SOURCES[@]}" > "$WORK/build.log" 2>&1; then
   tail -n 40 "$WORK/build.log" >&2

@@ -20,7 +20,7 @@ from tests.container import Container, prepare_host
 from tests.helpers import ROOT
 
 # One tree and one boot, shared by the module's tests in order (the last one powers it off).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("boot")]
+pytestmark = [pytest.mark.slow, pytest.mark.network, pytest.mark.xdist_group("boot")]
 
 DB = "/var/lib/clabber/clabber.db"
 CLABBER = "/opt/clabber/venv/bin/clabber"

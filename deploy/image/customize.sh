@@ -36,6 +36,11 @@ fi
 
 # ---- the Pi's card: what the kernel packages wrote to the boot partition, and the mounts -------
 if [ "$KIND" = pi ]; then
+  # The initramfs, made once now that every package that asks for it is in (deploy/image.sh held
+  # it off); raspi-firmware's hook then copies the kernel, the initramfs and the device trees.
+  rm -f "$ROOT/usr/sbin/update-initramfs"
+  chroot "$ROOT" dpkg-divert --quiet --local --rename --remove /usr/sbin/update-initramfs
+  in_root update-initramfs -c -k all
   [ -f "$ROOT/boot/firmware/cmdline.txt" ] || die "raspi-firmware wrote no cmdline.txt"
   cat > "$ROOT/etc/fstab" <<'EOF'
 # The card: the root filesystem and the Pi's boot partition (firmware, kernel, clabber-*.txt).

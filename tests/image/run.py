@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GUEST = Path(__file__).resolve().parent / "guest"
 VENV = "/opt/clabber/venv/bin"
 DB = "/var/lib/clabber/clabber.db"
+CLABBER = str(Path(sys.executable).parent / "clabber")  # the host's, for the league server
 
 
 class Failed(Exception):
@@ -261,9 +262,7 @@ class League:
         self.process: subprocess.Popen[str] | None = None
 
     def cli(self, *args: str) -> str:
-        r = subprocess.run(
-            [sys.executable, "-m", "kiosk", "league", "--db", self.db, *args], capture_output=True, text=True
-        )
+        r = subprocess.run([CLABBER, "league", "--db", self.db, *args], capture_output=True, text=True)
         if r.returncode != 0:
             raise Failed(f"clabber league {' '.join(args)}: {r.stderr}")
         return r.stdout.strip()
@@ -271,7 +270,7 @@ class League:
     def start(self) -> None:
         league = self.cli("create", "Evansville Clabber League")
         self.venue = self.cli("venue", league, "The Corner Bar", "--tables", "1")
-        command = [sys.executable, "-m", "kiosk", "league", "--db", self.db, "serve"]
+        command = [CLABBER, "league", "--db", self.db, "serve"]
         command += ["--host", "127.0.0.1", "--port", str(self.port)]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
