@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from engine.cards import POINTS_IN_HAND
 from engine.hand import Hand, Renege
-from engine.melds import BELL_POINTS, FOUR_JACKS_POINTS, FOUR_POINTS, meld_winner
+from engine.melds import BELL_POINTS, FOUR_JACKS_POINTS, FOUR_POINTS, Meld, meld_winner
 from engine.rules import Rules
 from engine.seats import EW, NS, TEAMS, Seat, Team, left_of, other, team_of
 
@@ -79,12 +79,10 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
             passed_out=hand.passed_out,
             misdeal=redeal,
         )
-    bell_seat = hand.bell_seat()
-    bell = _pair({team_of(bell_seat): BELL_POINTS} if bell_seat is not None else {})
-    by_team = [[m for s in (t, t + 2) for m in hand.melds[s]] for t in TEAMS]
     tricks = hand.trick_points_by_team()
     reneges = hand.reneges()
     if reneges:
+        bell, by_team = _melds_and_bell(hand)
         first = reneges[0]
         if len({r.team for r in reneges}) == 2:
             redo = next_dealer(hand.dealer, rules, redeal=True)
@@ -105,13 +103,28 @@ def score_hand(hand: Hand, rules: Rules) -> HandScore:
             meld_winner=winner if melds[winner] else None,
             renege=first,
         )
+    return score_tricks(hand, tricks, rules)
+
+
+def score_tricks(hand: Hand, tricks: Pair, rules: Rules) -> HandScore:
+    """The score of a hand whose tricks came to ``tricks`` (card points, last trick included), with its
+    melds and bell and no renege: a hand played out, or the same hand played another way (hindsight's
+    best play)."""
+    bell, by_team = _melds_and_bell(hand)
     scorer = meld_winner(by_team, hand.trump)
     melds = _pair({scorer: sum(m.points for m in by_team[scorer])} if scorer is not None else {})
     totals = (tricks[0] + melds[0] + bell[0], tricks[1] + melds[1] + bell[1])
     makers = hand.makers
-    assert makers is not None, "score_hand needs a hand whose status() is empty"
+    assert makers is not None, "a hand is scored once trump is named (its status() is empty)"
     is_set = totals[makers] <= totals[other(makers)]  # a tie sets the makers
     score = _pair({other(makers): totals[other(makers)]}) if is_set else totals
     return HandScore(
         next_dealer(hand.dealer, rules), makers, tricks, melds, bell, totals, score, is_set, meld_winner=scorer
     )
+
+
+def _melds_and_bell(hand: Hand) -> tuple[Pair, list[list[Meld]]]:
+    """The bell by team, and each team's announced melds."""
+    bell_seat = hand.bell_seat()
+    bell = _pair({team_of(bell_seat): BELL_POINTS} if bell_seat is not None else {})
+    return bell, [[m for s in (t, t + 2) for m in hand.melds[s]] for t in TEAMS]
