@@ -16,18 +16,17 @@ N's 9♥ draws E's J♥ (E must beat it) and N's A♠ then takes the last trick;
 the 9♥ to fall to the J♥ in the last trick, with its 10.
 
 How it decides: alpha-beta over the cards, each side taking the most it can, four plies a trick, with
-- a transposition table at the start of each trick: bounds on what the leader's side takes and its
+- a transposition table at the start of each trick: bounds on what the leading side takes and its
   best lead, keyed by the cards each seat holds (from the leader round);
-- bounds from the trumps: our trumps above all of theirs take their tricks whatever happens;
+- bounds from the trumps: a trump above all the other side's takes its trick whatever happens;
 - move ordering: a lead the table remembers, else plain Aces, else the lowest card first; a card that
-  refuted a trick-so-far tried first the next time that holding meets that trick;
+  refuted a trick so far tried first the next time that holding meets that trick;
 - after the first lead, each other lead asked only whether it does better (a null window), searched
   in full only if it does;
-- cards next to each other in strength in one hand (see "Higher and lower cards" below): one of the
-  two skipped when who takes the trick is known, else skipped when its neighbour's value plus the
-  difference of their points cannot change the result;
+- of two cards next to each other in strength in one hand, one left unsearched when it is certain
+  who takes the trick (see "Higher and lower cards" below);
 - the last two tricks read off without a search of their own.
-Cards are never merged as equal in the bridge way: no two cards of a suit are worth the same points.
+Cards are never merged as equal in the bridge way: no two cards of a suit are worth the same.
 """
 
 from __future__ import annotations
@@ -226,14 +225,12 @@ def _tables(trump: Suit) -> _Tables:
 # Take two cards of one suit in one player's hand with no card still in play (in any hand or in the
 # trick) ranking between them. Whichever is played now, the other does later exactly what this one
 # would have done: the same cards may be played to every trick and the same seats take them. Only
-# the two cards' points land in different tricks, so the two lines differ by at most the difference
-# of their points, and its sign is known once it is known who takes this trick:
+# the two cards' points land in different tricks. So when it is certain which side takes this trick,
+# whatever the players after this one do:
 # - taken by the player's side: the higher card (it has more points) now is never worse;
-# - taken by the other side: the lower card now is never worse.
-# The last player to a trick knows who takes it; so does the third when the second player holds the
-# trick (the fourth is that player's partner), or when the third player's side holds it and no card
-# of the fourth can take it. Otherwise the bound alone lets a card go unsearched: when the card next
-# to it, already searched, plus or minus the difference of their points, cannot change the result.
+# - taken by the other side: the lower card now is never worse;
+# and the other card need not be searched. The last player to a trick always knows; the others look
+# at every lawful answer of the players still to play (``takers``).
 
 
 # ---- the search ------------------------------------------------------------------------------
@@ -335,7 +332,7 @@ class Solver:
         table_get, legal_get, tricks_get = table.get, legal.get, tricks.get
         listed: dict[int, tuple[Card, ...]] = {}  # lawful cards -> in the order tried, following
         listed_lead: dict[int, tuple[Card, ...]] = {}  # the same, leading
-        taken_by: dict[int, int] = {}  # see takers
+        taken_by: dict[int, int] = {}  # a trick's cards so far and the hands still to play -> see takers
 
         def lawful(key: int, trick: tuple[Card, ...]) -> tuple[Card, ...]:
             # legal_cards reads a trick only for the suit led and its highest trump (RULES.md: Play), so
@@ -360,22 +357,25 @@ class Solver:
 
         def takers(code: int, trick: tuple[Card, ...], high: int, led: int, rest: tuple[int, ...]) -> int:
             # Which sides can take a trick begun with these cards, whatever the players still to play
-            # choose from ``rest`` (their hands): bit 1 the leader's side, bit 2 the other.
+            # choose from ``rest`` (their hands): bit 1 the leader's side, bit 2 the other. Kept by
+            # the cards so far and those hands (callers look there first: see ``taken_by``).
+            found, k = 0, rest[0] | led | high << 27
+            for x in legal_get(k) or lawful(k, trick):
+                after = code | (x + 1) << 5 * len(trick)
+                if len(rest) == 1:
+                    found |= 1 << ((tricks_get(after) or outcome(after))[0] & 1)
+                else:
+                    key = after
+                    for i, h in enumerate(rest[1:]):
+                        key |= h << 20 + 24 * i
+                    more = taken_by.get(key)
+                    found |= takers(after, (*trick, x), top[high][x], led, rest[1:]) if more is None else more
+                if found == 3:
+                    break
             key = code
             for i, h in enumerate(rest):
                 key |= h << 20 + 24 * i
-            found = taken_by.get(key)
-            if found is None:
-                found, k = 0, rest[0] | led | high << 27
-                for x in legal_get(k) or lawful(k, trick):
-                    after = code | (x + 1) << 5 * len(trick)
-                    if len(rest) == 1:
-                        found |= 1 << ((tricks_get(after) or outcome(after))[0] & 1)
-                    else:
-                        found |= takers(after, (*trick, x), top[high][x], led, rest[1:])
-                    if found == 3:
-                        break
-                taken_by[key] = found
+            taken_by[key] = found
             return found
 
         def search(hands: list[int], leader: int, total: int, alpha: int, beta: int) -> int:
@@ -410,67 +410,52 @@ class Solver:
             leads = legal_get(ha) or lawful(ha, ())
             if best_lead >= 0 and leads[0] != best_lead:
                 leads = first(leads, best_lead)
-            best0, lead_card, prev0, prev0_v = -1, -1, -1, 0
+            best0, lead_card = -1, -1
             for c0 in leads:
                 m = live >> base[c0] & 63
-                if above[c0][m] == prev0 or below[c0][m] == prev0:
-                    bound = prev0_v + abs(pts[c0] - pts[prev0])  # see higher and lower cards
-                    if bound <= alpha:
-                        if bound > best0:
-                            best0 = bound
-                        prev0, prev0_v = c0, bound
-                        continue
                 k1 = c0 + 1
                 led = (c0 // 6 + 1) << 24
                 top1 = top[0][c0]
                 key1 = hb | led | top1 << 27
                 cards1 = legal_get(key1) or lawful(key1, (c0,))
                 lower, higher = ha >> below[c0][m] & 1, ha >> above[c0][m] & 1
-                if lower or higher:  # see higher and lower cards
-                    side = takers(k1, (c0,), top1, led, (hb, hc, hd))
+                if lower or higher:  # see higher and lower cards above
+                    side = taken_by.get(k1 | hb << 20 | hc << 44 | hd << 68)
+                    if side is None:
+                        side = takers(k1, (c0,), top1, led, (hb, hc, hd))
                     if (higher and side == 1) or (lower and side == 2):
                         continue
                 hands[leader] = ha ^ 1 << c0
                 # after the first lead, a null window asks only whether a lead does better; searched again if so
                 scout = lead_card >= 0 and alpha + 1 < beta
                 while True:
-                    best1, beta1, prev1, prev1_v = 1000, alpha + 1 if scout else beta, -1, 0
+                    best1, beta1 = 1000, alpha + 1 if scout else beta
                     for c1 in cards1:
                         m = live >> base[c1] & 63
-                        if above[c1][m] == prev1 or below[c1][m] == prev1:
-                            bound = prev1_v - abs(pts[c1] - pts[prev1])
-                            if bound >= beta1:
-                                if bound < best1:
-                                    best1 = bound
-                                prev1, prev1_v = c1, bound
-                                continue
                         k2 = k1 | (c1 + 1) << 5
                         top2 = top[top1][c1]
                         key2 = hc | led | top2 << 27
                         cards2 = legal_get(key2) or lawful(key2, (c0, c1))
                         lower, higher = hb >> below[c1][m] & 1, hb >> above[c1][m] & 1
                         if lower or higher:
-                            side = takers(k2, (c0, c1), top2, led, (hc, hd))
+                            side = taken_by.get(k2 | hc << 20 | hd << 44)
+                            if side is None:
+                                side = takers(k2, (c0, c1), top2, led, (hc, hd))
                             if (lower and side == 1) or (higher and side == 2):
                                 continue
                         hands[s1] = hb ^ 1 << c1
-                        best2, alpha2, prev2, prev2_v = -1, alpha, -1, 0
+                        best2, alpha2 = -1, alpha
                         for c2 in cards2:
                             m = live >> base[c2] & 63
-                            if above[c2][m] == prev2 or below[c2][m] == prev2:
-                                bound = prev2_v + abs(pts[c2] - pts[prev2])
-                                if bound <= alpha2:
-                                    if bound > best2:
-                                        best2 = bound
-                                    prev2, prev2_v = c2, bound
-                                    continue
                             k3 = k2 | (c2 + 1) << 10
-                            top3 = top[top2][c2]
-                            key3 = hd | led | top3 << 27
+                            key3 = hd | led | top[top2][c2] << 27
                             cards3 = legal_get(key3) or lawful(key3, (c0, c1, c2))
                             lower, higher = hc >> below[c2][m] & 1, hc >> above[c2][m] & 1
-                            if lower or higher:
-                                side = takers(k3, (c0, c1, c2), top3, led, (hd,))
+                            if lower or higher:  # who takes it, whatever the last player does
+                                side = 0
+                                for c3 in cards3:
+                                    code = k3 | (c3 + 1) << 15
+                                    side |= 1 << ((tricks_get(code) or outcome(code))[0] & 1)
                                 if (higher and side == 1) or (lower and side == 2):
                                     continue
                             hands[s2] = hc ^ 1 << c2
@@ -506,7 +491,6 @@ class Solver:
                                                 legal[key3] = first(cards3, c3)
                                             break
                             hands[s3] = hd
-                            prev2, prev2_v = c2, best3
                             if best3 > best2:
                                 best2 = best3
                                 if best3 > alpha2:
@@ -516,7 +500,6 @@ class Solver:
                                             legal[key2] = first(cards2, c2)
                                         break
                         hands[s2] = hc
-                        prev1, prev1_v = c1, best2
                         if best2 < best1:
                             best1 = best2
                             if best2 < beta1:
@@ -530,7 +513,6 @@ class Solver:
                         continue
                     break
                 hands[s1] = hb
-                prev0, prev0_v = c0, best1
                 if best1 > best0:
                     best0, lead_card = best1, c0
                     if best1 > alpha:
