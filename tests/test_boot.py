@@ -159,6 +159,16 @@ def test_the_watchdog_restarts_a_frozen_kiosk(container, tree):
     assert watchdog - 2 <= back_after <= watchdog + 60
 
 
+def test_a_command_typed_on_the_pi_finds_the_kiosks_database(container):
+    """The owner's commands (``sudo -u clabber clabber league join URL CODE``, docs/deploy.md) name
+    no database: the installer's config names the one the services use."""
+    box, _ = container
+    status = as_kiosk(box, "league", "status", "--json")
+    assert status.returncode == 0, status.stderr
+    sync = json.loads(status.stdout)["sync"]
+    assert sync["state"] == "not joined" and sync["at"], sync  # written by the running sync service
+
+
 def test_a_clean_shutdown_leaves_no_wal_behind(container, tree):
     box, _ = container
     assert box.poweroff() == 0

@@ -195,6 +195,8 @@ def test_the_installed_tree(pi):
 
     cfg = load_config(env={"CLABBER_CONFIG": str(root / "etc/clabber/config.toml"), "HOME": str(root)})
     assert (cfg.width, cfg.height, cfg.rotation) == (720, 1280, 90)
+    # A command run on the Pi by hand (sudo -u clabber clabber league join ...) uses the services' database.
+    assert (str(cfg.db), str(cfg.backup_dir)) == ("/var/lib/clabber/clabber.db", "/var/lib/clabber/backups")
     assert not (root / "etc/systemd/system/getty.target.wants/getty@tty1.service").exists()
     assert (root / "boot/firmware/cmdline.txt").read_text().count("consoleblank=0") == 1
     passwd = (root / "etc/passwd").read_text()

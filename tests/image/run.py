@@ -224,17 +224,25 @@ def result_page(vm: Machine) -> None:
     check("Ours" in page and "Theirs" in page, f"{url} does not name both teams")
 
 
-def watchdog(vm: Machine) -> tuple[float, int]:
+def watchdog(vm: Machine) -> tuple[float, float, int]:
+    """SIGSTOPs the kiosk: seconds until systemd's watchdog fired (by the guest's own clock) and
+    until a new kiosk was running, and the unit's WatchdogSec."""
     show = vm.run("systemctl", "show", "-p", "WatchdogUSec,MainPID", "clabber-kiosk")["out"]
     values = dict(line.split("=", 1) for line in show.split())
     limit = int(values["WatchdogUSec"].rstrip("s")) if values["WatchdogUSec"].endswith("s") else 30
-    vm.run("kill", "-STOP", values["MainPID"])
+    stopped_at = float(vm.run("sh", "-c", f"kill -STOP {values['MainPID']} && cut -d' ' -f1 /proc/uptime")["out"])
     stopped = time.monotonic()
     while time.monotonic() - stopped < limit + 120:
         now = vm.run("systemctl", "show", "-p", "NRestarts,SubState,MainPID", "clabber-kiosk")["out"]
         state = dict(line.split("=", 1) for line in now.split())
         if state["NRestarts"] == "1" and state["SubState"] == "running" and state["MainPID"] != values["MainPID"]:
-            return time.monotonic() - stopped, limit
+            running = time.monotonic() - stopped
+            journal = vm.run("journalctl", "-u", "clabber-kiosk", "-o", "short-monotonic", "--no-pager")["out"]
+            fired = [line for line in journal.splitlines() if "Watchdog timeout" in line]
+            check(bool(fired), f"the kiosk was restarted, but not by its watchdog: {journal[-1500:]}")
+            after = float(fired[0].split("]")[0].strip("[ ")) - stopped_at
+            check(after <= limit + 5, f"the watchdog fired {after:.0f} s after the kiosk froze (WatchdogSec={limit})")
+            return after, running, limit
         time.sleep(1)
     raise Failed(f"the frozen kiosk was not restarted within {limit + 120} s")
 
@@ -259,6 +267,7 @@ class League:
     def __init__(self, work: Path) -> None:
         self.port = free_port()
         self.db = str(work / "league.db")
+        self.log = work / "league.log"
         self.process: subprocess.Popen[str] | None = None
 
     def cli(self, *args: str) -> str:
@@ -272,7 +281,8 @@ class League:
         self.venue = self.cli("venue", league, "The Corner Bar", "--tables", "1")
         command = [CLABBER, "league", "--db", self.db, "serve"]
         command += ["--host", "127.0.0.1", "--port", str(self.port)]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        with open(self.log, "w") as log:  # the server's log, read when the sync check fails
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
 
     def kiosks(self) -> list[dict[str, Any]]:
         return list(json.loads(self.cli("kiosks")))
@@ -287,7 +297,17 @@ def sync_reaches(vm: Machine, league: League) -> str:
     """Joins the kiosk (its owner's one-time code) and waits for the sync worker, a service of its
     own, to say it is connected to the league on the host."""
     code = league.cli("enrol-code", league.venue, "1")
-    joined = vm.run(f"{VENV}/clabber", "league", "join", "http://127.0.0.1:8090", code, user="clabber", timeout=300)
+    joined = vm.run(
+        f"{VENV}/clabber",
+        "league",
+        "join",
+        "http://127.0.0.1:8090",
+        code,
+        "--kiosk-db",
+        DB,
+        user="clabber",
+        timeout=300,
+    )
     check(joined["rc"] == 0, f"clabber league join: {joined['out']} {joined['err']}")
     check(len(league.kiosks()) == 1, f"the league has no kiosk enrolled: {league.kiosks()}")
     deadline = time.monotonic() + 300
@@ -298,7 +318,7 @@ def sync_reaches(vm: Machine, league: League) -> str:
         if sync.get("state") == "connected" and not sync.get("error"):
             return f"state {sync['state']} at {sync.get('at')}"
         time.sleep(5)
-    raise Failed(f"the sync worker never reached the league: {sync}")
+    raise Failed(f"the sync worker never reached the league: {sync}; the server's log: {league.log}")
 
 
 # ---- power cuts ------------------------------------------------------------------------------
@@ -390,10 +410,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         result_page(vm)
         say("the result page of a game entered inside answers on the forwarded port, naming both teams")
-        took, limit = watchdog(vm)
-        say(f"a SIGSTOPped kiosk was restarted by the watchdog after {took:.0f} s (WatchdogSec={limit})")
+        fired, running, limit = watchdog(vm)
+        say(
+            f"a SIGSTOPped kiosk: systemd's watchdog fired {fired:.0f} s after it froze (WatchdogSec={limit}),"
+            f" a new kiosk was running {running:.0f} s after"
+        )
         when = backup_ran(vm, timeout=600)
         say(f"the backup timer ran: {when}")
+        vm.run("date", "-u", "-s", f"@{time.time():.0f}")  # today's clock, as the time server gives it
         reached = sync_reaches(vm, league)
         say(f"the sync worker reached the league on the host: {reached}")
         counts = power_cuts(vm, refs, work, args.cuts, rng, args.synchronous)
