@@ -230,7 +230,7 @@ def _tables(trump: Suit) -> _Tables:
 # - taken by the player's side: the higher card (it has more points) now is never worse;
 # - taken by the other side: the lower card now is never worse;
 # and the other card need not be searched. The last player to a trick always knows; the others look
-# at every lawful answer of the players still to play (``takers``).
+# at every lawful answer of the players still to play (``taken_by`` keeps what they found).
 
 
 # ---- the search ------------------------------------------------------------------------------
@@ -332,7 +332,9 @@ class Solver:
         table_get, legal_get, tricks_get = table.get, legal.get, tricks.get
         listed: dict[int, tuple[Card, ...]] = {}  # lawful cards -> in the order tried, following
         listed_lead: dict[int, tuple[Card, ...]] = {}  # the same, leading
-        taken_by: dict[int, int] = {}  # a trick's cards so far and the hands still to play -> see takers
+        # The first cards of a trick and the hands still to play -> the sides that can take it
+        # whatever those play: bit 1 the leader's, bit 2 the other.
+        taken_by: dict[int, int] = {}
 
         def lawful(key: int, trick: tuple[Card, ...]) -> tuple[Card, ...]:
             # legal_cards reads a trick only for the suit led and its highest trump (RULES.md: Play), so
@@ -354,29 +356,6 @@ class Solver:
 
         def first(cards: tuple[Card, ...], c: Card) -> tuple[Card, ...]:
             return (c, *(x for x in cards if x != c))
-
-        def takers(code: int, trick: tuple[Card, ...], high: int, led: int, rest: tuple[int, ...]) -> int:
-            # Which sides can take a trick begun with these cards, whatever the players still to play
-            # choose from ``rest`` (their hands): bit 1 the leader's side, bit 2 the other. Kept by
-            # the cards so far and those hands (callers look there first: see ``taken_by``).
-            found, k = 0, rest[0] | led | high << 27
-            for x in legal_get(k) or lawful(k, trick):
-                after = code | (x + 1) << 5 * len(trick)
-                if len(rest) == 1:
-                    found |= 1 << ((tricks_get(after) or outcome(after))[0] & 1)
-                else:
-                    key = after
-                    for i, h in enumerate(rest[1:]):
-                        key |= h << 20 + 24 * i
-                    more = taken_by.get(key)
-                    found |= takers(after, (*trick, x), top[high][x], led, rest[1:]) if more is None else more
-                if found == 3:
-                    break
-            key = code
-            for i, h in enumerate(rest):
-                key |= h << 20 + 24 * i
-            taken_by[key] = found
-            return found
 
         def search(hands: list[int], leader: int, total: int, alpha: int, beta: int) -> int:
             # What the leader's team takes from the start of a trick (``total`` is everything still to
@@ -420,9 +399,24 @@ class Solver:
                 cards1 = legal_get(key1) or lawful(key1, (c0,))
                 lower, higher = ha >> below[c0][m] & 1, ha >> above[c0][m] & 1
                 if lower or higher:  # see higher and lower cards above
-                    side = taken_by.get(k1 | hb << 20 | hc << 44 | hd << 68)
+                    skey = k1 | hb << 20 | hc << 44 | hd << 68
+                    side = taken_by.get(skey)
                     if side is None:
-                        side = takers(k1, (c0,), top1, led, (hb, hc, hd))
+                        side = 0
+                        for x1 in cards1:
+                            k2x, top2x = k1 | (x1 + 1) << 5, top[top1][x1]
+                            key2x = hc | led | top2x << 27
+                            for x2 in legal_get(key2x) or lawful(key2x, (c0, x1)):
+                                k3x = k2x | (x2 + 1) << 10
+                                key3x = hd | led | top[top2x][x2] << 27
+                                for x3 in legal_get(key3x) or lawful(key3x, (c0, x1, x2)):
+                                    code = k3x | (x3 + 1) << 15
+                                    side |= 1 << ((tricks_get(code) or outcome(code))[0] & 1)
+                                if side == 3:
+                                    break
+                            if side == 3:
+                                break
+                        taken_by[skey] = side
                     if (higher and side == 1) or (lower and side == 2):
                         continue
                 hands[leader] = ha ^ 1 << c0
@@ -438,9 +432,19 @@ class Solver:
                         cards2 = legal_get(key2) or lawful(key2, (c0, c1))
                         lower, higher = hb >> below[c1][m] & 1, hb >> above[c1][m] & 1
                         if lower or higher:
-                            side = taken_by.get(k2 | hc << 20 | hd << 44)
+                            skey = k2 | hc << 20 | hd << 44
+                            side = taken_by.get(skey)
                             if side is None:
-                                side = takers(k2, (c0, c1), top2, led, (hc, hd))
+                                side = 0
+                                for x2 in cards2:
+                                    k3x = k2 | (x2 + 1) << 10
+                                    key3x = hd | led | top[top2][x2] << 27
+                                    for x3 in legal_get(key3x) or lawful(key3x, (c0, c1, x2)):
+                                        code = k3x | (x3 + 1) << 15
+                                        side |= 1 << ((tricks_get(code) or outcome(code))[0] & 1)
+                                    if side == 3:
+                                        break
+                                taken_by[skey] = side
                             if (lower and side == 1) or (higher and side == 2):
                                 continue
                         hands[s1] = hb ^ 1 << c1
