@@ -121,6 +121,49 @@ def replay(file: str) -> None:
     _run(file, work)
 
 
+@commands.command()
+@click.argument("file")
+@click.option("--json", "as_json", is_flag=True, help="The values as JSON: {'NS': …, 'EW': …, 'cards': …}.")
+def solve(file: str, as_json: bool) -> None:
+    """With every card open: the card points each team takes with best play by both sides from the
+    record's position (its hands, trump, maker and any plays so far; a hand played out, from its
+    first lead), and what each card the player to move may play leads to."""
+    from engine.cards import card_name, card_symbol, cards_in, count
+    from engine.record import read_hand
+    from engine.seats import seat_name
+    from engine.solve import position_of
+    from engine.solve import solve as solve_position
+
+    def work(obj: Any) -> str:
+        hand = read_hand(obj, complete=False).hand
+        try:
+            position = position_of(hand, 0 if len(hand.plays) == 24 else None)
+        except ValueError as e:
+            raise EntryError(f"{e}: the solver needs every seat's six cards (hands), the trump and the maker") from None
+        if hand.finished and len(hand.plays) < 24:
+            raise EntryError("the hand is over (a renege ended it): clabber replay tells it")
+        found = solve_position(position)
+        to_play, trick = seat_name(position.turn), 7 - max(count(h) for h in position.hands)
+        best = sorted(cards_in(found.best))
+        cards = {card_name(c): {"NS": ns, "EW": ew} for c, (ns, ew) in sorted(found.cards.items())}
+        if as_json:
+            at = {"trick": trick, "to_play": to_play, "played_in_trick": [card_name(c) for c in position.trick]}
+            out = {"NS": found.points[0], "EW": found.points[1], **at, "cards": cards}
+            return _dump({**out, "best": [card_name(c) for c in best]})
+        lines = [
+            f"With every card open, from trick {trick} with {to_play} to play: best play takes"
+            f" NS {found.points[0]}, EW {found.points[1]} from here (the last trick's 10 included)."
+        ]
+        team = position.turn % 2
+        for c, (ns, ew) in sorted(found.cards.items(), key=lambda cv: -cv[1][team]):
+            cost = found.cost(c)
+            note = "best" if not cost else f"costs {cost}"
+            lines.append(f"  {to_play} plays {card_symbol(c):4} NS {ns:3}, EW {ew:3}  {note}")
+        return terminal_safe("\n".join(lines), keep="\n")
+
+    _run(file, work)
+
+
 # ---- games and the database ------------------------------------------------------------------
 
 

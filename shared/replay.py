@@ -1,12 +1,19 @@
-"""A hand told trick by trick for people settling a dispute (``clabber replay``)."""
+"""A hand told trick by trick for people settling a dispute (``clabber replay``), with hindsight
+for a hand entered card by card once it is over: what best play with every card open gave, and
+each team's first card that cost it points."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from engine.cards import SUIT_SYMBOLS, SUIT_WORDS, Suit, card_symbol, names
 from engine.hand import Hand
+from engine.hindsight import CardCost, Hindsight, hindsight
 from engine.rules import Rules
 from engine.scoring import HandScore, score_hand
-from engine.seats import SEATS, seat_name, team_name, team_of
+from engine.seats import SEATS, TEAMS, other, seat_name, team_name, team_of
+
+OPEN = "With every card open"  # how every hindsight line starts: it is not what the players saw
 
 
 def _who(seat: int | None) -> str:
@@ -46,9 +53,10 @@ def _melds(hand: Hand) -> list[str]:
     return ["Melds:", *lines] if lines else []
 
 
-def trick_lines(hand: Hand, number: int) -> list[str]:
+def trick_lines(hand: Hand, number: int, rules: Rules | None = None) -> list[str]:
     """Trick ``number`` (1 to 6): who led, each card with what its player had left, any renege
-    with the cards that were legal, who won and the points so far."""
+    with the cards that were legal, who won and the points so far; with ``rules``, each team's
+    first costly card of a finished hand (hindsight)."""
     tricks = hand.tricks()
     trick = tricks[number - 1]
     reneges = {r.play: r for r in hand.reneges() if r.play is not None}
@@ -58,6 +66,8 @@ def trick_lines(hand: Hand, number: int) -> list[str]:
             so_far[team_of(t.winner)] += t.points
     lines = [f"Trick {number}: {seat_name(trick.leader)} leads"]
     first = (number - 1) * 4
+    seen = looked_back(hand, rules) if rules is not None else None
+    costly = {c.play: c for c in (seen.first_costly(t) for t in TEAMS if seen is not None) if c is not None}
     for k, c in enumerate(trick.cards):
         seat, i = trick.seat_of(k), first + k
         left = hand.holding(seat, before=i + 1)
@@ -68,6 +78,8 @@ def trick_lines(hand: Hand, number: int) -> list[str]:
         if r is not None:
             legal = names(r.legal or 0, hand.trump)
             lines.append(f"  ** RENEGE by {_who(seat)}: played {card_symbol(c)} — {r.reason}. Legal: {legal}")
+        if i in costly:
+            lines.append(f"  ** COSTLY, {OPEN.lower()}: {_instead(costly[i])}")
     if trick.winner is not None:
         so_far[team_of(trick.winner)] += trick.points
         last = " (last trick, 10 included)" if number == 6 else ""
@@ -77,8 +89,52 @@ def trick_lines(hand: Hand, number: int) -> list[str]:
     return lines
 
 
-def _tricks(hand: Hand) -> list[str]:
-    return [line for n in range(1, len(hand.tricks()) + 1) for line in trick_lines(hand, n)]
+def _tricks(hand: Hand, rules: Rules) -> list[str]:
+    return [line for n in range(1, len(hand.tricks()) + 1) for line in trick_lines(hand, n, rules)]
+
+
+@lru_cache(maxsize=16)  # the replay screen asks again at every trick stepped to
+def looked_back(hand: Hand, rules: Rules) -> Hindsight | None:
+    """The hindsight of a finished hand entered card by card; None for any other (a quick entry,
+    a hand still being played: hindsight never hints while cards are played)."""
+    return hindsight(hand, rules) if hand.finished else None
+
+
+def _instead(c: CardCost) -> str:
+    """``trick 3, N's K♠ instead of 10♠ keeps 14 points``"""
+    return (
+        f"trick {c.trick}, {seat_name(c.seat)}'s {card_symbol(c.instead)} instead of {card_symbol(c.card)}"
+        f" keeps {c.cost} points"
+    )
+
+
+def hindsight_lines(hand: Hand, rules: Rules) -> list[str]:
+    """What best play by both sides with every card open would have given, in words: whether the
+    result was in the cards or which card changed it; for a renege, what play without it gave."""
+    seen = looked_back(hand, rules)
+    if seen is None:
+        return []
+    best, makers = seen.best_play, hand.makers
+    assert makers is not None  # hindsight is given only once trump is named
+    ours, theirs = team_name(makers), team_name(other(makers))
+    played = score_hand(hand, rules)
+    if seen.without_renege is not None:
+        w = seen.without_renege
+        verdict = f"{ours} set" if w.set else f"{ours} made it"
+        return [
+            f"{OPEN}, without the renege: best play from there gives NS {w.tricks[0]}, EW {w.tricks[1]} in"
+            f" tricks, {verdict}: NS {w.score[0]}, EW {w.score[1]} on the sheet, where the penalty gives"
+            f" NS {played.score[0]}, EW {played.score[1]}."
+        ]
+    if best.set and played.set:
+        return [f"{OPEN}: {ours} could take at most {seen.makers_most} — the set was in the cards."]
+    if played.set:  # best play makes: the makers gave it away
+        card = seen.first_costly(makers)
+        return [f"{OPEN}: {ours} could have made it" + (f": {_instead(card)}." if card else ".")]
+    if best.set:  # the makers made a hand best play sets: the defence gave it away
+        card = seen.first_costly(other(makers))
+        return [f"{OPEN}: {theirs} could have set {ours}" + (f": {_instead(card)}." if card else ".")]
+    return [f"{OPEN}: {ours} could take {seen.makers_most} — the make was in the cards."]
 
 
 def _result(hand: Hand, s: HandScore) -> list[str]:
@@ -125,5 +181,5 @@ def result_lines(hand: Hand, rules: Rules) -> list[str]:
 
 def replay_text(hand: Hand, rules: Rules) -> str:
     """The whole hand as lines of text."""
-    parts = opening_lines(hand) + _tricks(hand) + result_lines(hand, rules)
+    parts = opening_lines(hand) + _tricks(hand, rules) + result_lines(hand, rules) + hindsight_lines(hand, rules)
     return "\n".join(p for p in parts if p) + "\n"

@@ -1,4 +1,5 @@
-"""Replay for disputes: any hand of any game, trick by trick, with every renege shown."""
+"""Replay for disputes: any hand of any game, trick by trick, with every renege shown, and for a hand
+entered card by card what best play with every card open gave (each team's first costly card marked)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,19 @@ from kivy.utils import escape_markup
 from kiosk.ui import theme
 from kiosk.ui.base import KioskScreen
 from shared.present import corrections_said
-from shared.replay import opening_lines, result_lines, trick_lines
+from shared.replay import OPEN, hindsight_lines, opening_lines, result_lines, trick_lines
 
 
 def _mark_reneges(lines: list[str]) -> str:
+    """The lines as markup: a renege in the error colour, hindsight (a costly card, what best play
+    gave) in amber, so neither is read as what happened at the table."""
     out = []
     for line in lines:
         line = escape_markup(line)  # reasons are the table's words, shown as typed
         if "RENEGE" in line:
             line = f"[color={theme.hex_colour(theme.ERROR)}][b]{line.strip()}[/b][/color]"
+        elif "COSTLY" in line or line.startswith(OPEN):
+            line = f"[color={theme.hex_colour(theme.CHOSEN)}]{line.strip()}[/color]"
         out.append(line)
     return "\n".join(out)
 
@@ -99,6 +104,6 @@ class ReplayScreen(KioskScreen):
             lines += corrections_said(entry)
             self.body = _mark_reneges(lines)
         elif self.trick_number <= self.tricks:
-            self.body = _mark_reneges(trick_lines(hand, self.trick_number))
+            self.body = _mark_reneges(trick_lines(hand, self.trick_number, g.rules))
         else:
-            self.body = _mark_reneges(result_lines(hand, g.rules))
+            self.body = _mark_reneges(result_lines(hand, g.rules) + hindsight_lines(hand, g.rules))
