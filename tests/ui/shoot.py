@@ -125,6 +125,7 @@ def every_screen(kiosk, size, shoot):
     shoot("15-game-over")
     printing(kiosk, shoot)
     league_night(kiosk, shoot)
+    hindsight(kiosk, shoot)
 
 
 def printing(kiosk, shoot):
@@ -202,6 +203,23 @@ def league_night(kiosk, shoot):
     kiosk.tap("statistics")
     kiosk.tap("stats_players")
     shoot("26-owner-statistics")
+
+
+def hindsight(kiosk, shoot):
+    """The replay of a hand entered card by card, once it is over: its trick with a costly card
+    marked, and what best play with every card open gave."""
+    from tests.records import SET_BY_ONE_CARD
+
+    g = kiosk.table.new_game(["Ruminers", "Mackeys"], first_dealer=SET_BY_ONE_CARD["dealer"])
+    kiosk.table.add_hand(g.id, dict(SET_BY_ONE_CARD))
+    kiosk.root.show("replay", game=g.id, hand=1)
+    replay = kiosk.root.manager.get_screen("replay")
+    for trick, name in ((2, "27-replay-costly-card"), (7, "28-replay-hindsight")):  # 7: after the sixth
+        for _ in range(8):
+            if replay.trick_number == trick:
+                break
+            kiosk.tap("next_trick")
+        shoot(name)
 
 
 def main() -> None:

@@ -1,0 +1,42 @@
+"""Hindsight on the result page, in a real headless Chromium on a phone 390 px wide: a hand entered
+card by card, opened, says what best play with every card open gave and marks the costly card,
+and the page never scrolls sideways. ``CLABBER_SHOTS=DIR`` keeps the screenshot (docs/images)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.browser import chromium, page_of
+from tests.records import SET_BY_ONE_CARD
+from tests.store_helpers import open_table
+from tests.web_helpers import Server
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_result_page_shows_hindsight_on_a_phone(tmp_path):
+    table = open_table(tmp_path / "clabber.db")
+    game = table.new_game(["Ruminers", "Mackeys"], first_dealer=SET_BY_ONE_CARD["dealer"])
+    game = table.add_hand(game.id, dict(SET_BY_ONE_CARD))
+    table.store.close()
+    server = Server(tmp_path / "clabber.db")
+    try:
+        with chromium() as browser:
+            page = page_of(browser, 390, 844)
+            page.goto(f"{server.base}/g/{game.token}")
+            page.click("summary")  # the hand, opened as a player taps it
+            text = page.inner_text("details")
+            wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            if os.environ.get("CLABBER_SHOTS"):
+                page.locator("details").screenshot(
+                    path=str(Path(os.environ["CLABBER_SHOTS"]) / "result-hindsight-390.png")
+                )
+            assert page.errors == []
+    finally:
+        assert "Traceback" not in server.close()
+    assert "With every card open: EW could have made it: trick 2, W's Q♦ instead of 10♦ keeps 7 points." in text
+    assert "** COSTLY, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points" in text
+    assert wide[0] <= wide[1] == 390, wide
