@@ -209,7 +209,9 @@ def result_page(vm: Machine) -> None:
     hand = (ROOT / "examples/hand-quick.json").read_text()
     made = vm.run("sh", "-c", f"cat > /var/tmp/hand.json <<'EOF'\n{hand}\nEOF\nchmod 0644 /var/tmp/hand.json")
     check(made["rc"] == 0, f"writing a hand inside: {made['err']}")
-    game = vm.run(f"{VENV}/clabber", "game", "--db", DB, "new", "--teams", "Ours", "Theirs", user="clabber")
+    game = vm.run(
+        f"{VENV}/clabber", "game", "--db", DB, "new", "--teams", "Ours", "Theirs", "--first-dealer", "E", user="clabber"
+    )
     check(game["rc"] == 0, f"clabber game new: {game['err']}")
     gid = game["out"].strip()
     row = vm.run(f"{VENV}/clabber", "game", "--db", DB, "hand", gid, "/var/tmp/hand.json", user="clabber")
