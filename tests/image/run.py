@@ -351,6 +351,7 @@ def power_cuts(
         deadline = time.monotonic() + 600
         while len(vm.acks) < target and time.monotonic() < deadline:
             time.sleep(0.05)
+        check(len(vm.acks) >= target, f"the hand driver saved {len(vm.acks)} hands in 600 s; it said: {vm.notes[-5:]}")
         time.sleep(rng.uniform(0, 2))  # anywhere in a hand's write, not only just after an ack
         vm.cut_power()
         for game, count in vm.acks:

@@ -31,7 +31,7 @@ def main() -> None:
     table = Table(store, source="cli", rng=rng)
     game = table.open_game()
     while True:
-        if game is None or game.ended:
+        if game is None or game.status != "open":
             game = table.new_game(["Ruminers", "Mackeys"], first_dealer=rng.choice("NESW"))
         game = table.add_hand(game.id, quick_hand(rng))
         print(f"saved {game.id} {len(game.hands)}", flush=True)
