@@ -12,8 +12,8 @@ may play leads to. What may be played and who wins a trick come from ``engine.pl
 >>> solution.points, {card_name(c): v for c, v in solution.cards.items()}
 ((35, 48), {'9H': (35, 48), 'AS': (25, 58)})
 
-N's 9♥ draws E's J♥ (E must beat it) and N's A♠ then takes the last trick; leading A♠ first leaves
-the 9♥ to fall to the J♥ in the last trick, with its 10.
+Leading the 9♥ draws E's J♥ (E must beat it) and N's A♠ takes the last trick and its 10; leading
+the A♠ first, N has to lead the 9♥ into the J♥ at the last trick.
 
 How it decides: alpha-beta over the cards, each side taking the most it can, four plies a trick, with
 - a transposition table at the start of each trick: bounds on what the leading side takes and its
@@ -245,9 +245,10 @@ class Solver:
     def __init__(self, trump: Suit) -> None:
         self.trump = trump
         self._count = [0]
-        self._table: dict[int, tuple[int, int, int]] = {}
-        self._legal: dict[int, tuple[Card, ...]] = {}
-        self._tricks: dict[int, tuple[int, int]] = {}
+        # Ints rather than tuples in the tables: nothing for the garbage collector to walk.
+        self._table: dict[int, int] = {}  # hands -> lower bound | upper bound << 8 | (best lead + 1) << 16
+        self._legal: dict[int, tuple[Card, ...]] = {}  # holding, suit led, highest trump -> cards in order
+        self._tricks: dict[int, int] = {}  # four cards -> points << 3 | 4 | who takes it (0 = the leader)
         self._search = self._searcher()
 
     @property
@@ -348,10 +349,10 @@ class Solver:
             legal[key] = out
             return out
 
-        def outcome(code: int) -> tuple[int, int]:
-            # who takes a trick (0 = its leader) and its points: the sum of its cards' (RULES.md)
+        def outcome(code: int) -> int:
+            # Who takes a trick and its points (its cards', RULES.md), packed as in _tricks: never 0.
             a, b, c, d = (code & 31) - 1, (code >> 5 & 31) - 1, (code >> 10 & 31) - 1, (code >> 15) - 1
-            out = tricks[code] = (trick_winner((a, b, c, d), trump), pts[a] + pts[b] + pts[c] + pts[d])
+            out = tricks[code] = (pts[a] + pts[b] + pts[c] + pts[d]) << 3 | 4 | trick_winner((a, b, c, d), trump)
             return out
 
         def first(cards: tuple[Card, ...], c: Card) -> tuple[Card, ...]:
@@ -365,16 +366,15 @@ class Solver:
             ha, hb, hc, hd = hands[leader], hands[s1], hands[s2], hands[s3]
             if not ha & (ha - 1):  # the last trick: every card is forced
                 code = ha.bit_length() | hb.bit_length() << 5 | hc.bit_length() << 10 | hd.bit_length() << 15
-                return 0 if (tricks_get(code) or outcome(code))[0] & 1 else total
+                return 0 if (tricks_get(code) or outcome(code)) & 1 else total
             # Hands from the leader's seat round: what the leading side takes does not depend on who leads.
             key = ha | hb << 24 | hc << 48 | hd << 72
             entry = table_get(key)
             if entry is None:  # our trumps above all of theirs win their tricks, whatever happens
-                lo = sure[((ha | hc) >> trumps & 63) << 6 | (hb | hd) >> trumps & 63]
-                hi = total - sure[((hb | hd) >> trumps & 63) << 6 | (ha | hc) >> trumps & 63]
-                best_lead = -1
+                ours, theirs = (ha | hc) >> trumps & 63, (hb | hd) >> trumps & 63
+                lo, hi, best_lead = sure[ours << 6 | theirs], total - sure[theirs << 6 | ours], -1
             else:
-                lo, hi, best_lead = entry
+                lo, hi, best_lead = entry & 255, entry >> 8 & 255, (entry >> 16) - 1
             if lo >= beta:
                 return lo
             if hi <= alpha:
@@ -411,7 +411,7 @@ class Solver:
                                 key3x = hd | led | top[top2x][x2] << 27
                                 for x3 in legal_get(key3x) or lawful(key3x, (c0, x1, x2)):
                                     code = k3x | (x3 + 1) << 15
-                                    side |= 1 << ((tricks_get(code) or outcome(code))[0] & 1)
+                                    side |= 1 << ((tricks_get(code) or outcome(code)) & 1)
                                 if side == 3:
                                     break
                             if side == 3:
@@ -441,7 +441,7 @@ class Solver:
                                     key3x = hd | led | top[top2][x2] << 27
                                     for x3 in legal_get(key3x) or lawful(key3x, (c0, c1, x2)):
                                         code = k3x | (x3 + 1) << 15
-                                        side |= 1 << ((tricks_get(code) or outcome(code))[0] & 1)
+                                        side |= 1 << ((tricks_get(code) or outcome(code)) & 1)
                                     if side == 3:
                                         break
                                 taken_by[skey] = side
@@ -459,14 +459,15 @@ class Solver:
                                 side = 0
                                 for c3 in cards3:
                                     code = k3 | (c3 + 1) << 15
-                                    side |= 1 << ((tricks_get(code) or outcome(code))[0] & 1)
+                                    side |= 1 << ((tricks_get(code) or outcome(code)) & 1)
                                 if (higher and side == 1) or (lower and side == 2):
                                     continue
                             hands[s2] = hc ^ 1 << c2
                             best3, beta3 = 1000, beta1
                             for c3 in cards3:
                                 code = k3 | (c3 + 1) << 15
-                                w, gain = tricks_get(code) or outcome(code)
+                                known = tricks_get(code) or outcome(code)
+                                w, gain = known & 3, known >> 3
                                 m = live >> base[c3] & 63
                                 if hd >> (above[c3][m] if w & 1 else below[c3][m]) & 1:
                                     continue  # see higher and lower cards
@@ -480,7 +481,7 @@ class Solver:
                                         | hands[(after + 2) & 3].bit_length() << 10
                                         | hands[(after + 3) & 3].bit_length() << 15
                                     )
-                                    w6 = (tricks_get(code) or outcome(code))[0]
+                                    w6 = tricks_get(code) or outcome(code)
                                     v = (0 if w & 1 else gain) + (0 if (w + w6) & 1 else rest)
                                 elif w & 1:
                                     v = rest - search(hands, after, rest, rest - beta3, rest - alpha2)
@@ -532,7 +533,7 @@ class Solver:
                 lo = best0
             else:
                 lo = hi = best0
-            table[key] = (lo, hi, lead_card)
+            table[key] = lo | hi << 8 | (lead_card + 1) << 16
             return best0
 
         return search
