@@ -136,7 +136,8 @@ def references(work: Path) -> dict[str, Image.Image]:
     r = subprocess.run([sys.executable, "-m", "tests.ui.shoot", size, str(shots)], capture_output=True, text=True)
     if r.returncode != 0:
         raise Failed(f"drawing the reference screens failed: {r.stderr[-1500:]}")
-    found = {name: next(shots.rglob(f"{name}*.png"), None) for name in ("01-start", "05-sheet", "15-game-over")}
+    names = ("01-start", "05-sheet", "08-summary", "15-game-over")
+    found = {name: next(shots.rglob(f"{name}*.png"), None) for name in names}
     missing = [name for name, path in found.items() if path is None]
     check(not missing, f"the reference screens {missing} were not drawn")
     return {name: Image.open(path).convert("RGB") for name, path in found.items() if path}
@@ -165,16 +166,19 @@ def recognise(screen: Image.Image | None, refs: dict[str, Image.Image]) -> tuple
     return (name, distance) if distance < 40 else ("something else", distance)
 
 
-def wait_for_screen(vm: Machine, refs: dict[str, Image.Image], want: str, work: Path, timeout: float) -> float:
+def wait_for_screen(
+    vm: Machine, refs: dict[str, Image.Image], want: tuple[str, ...], work: Path, timeout: float
+) -> tuple[str, float]:
+    """The first of the screens ``want`` the virtual screen shows, and when (seconds from power-on)."""
     deadline = time.monotonic() + timeout
     seen = ("blank", 255.0)
     while time.monotonic() < deadline:
         seen = recognise(vm.screendump(work / "screen.ppm"), refs)
-        if seen[0] == want:
-            shutil.copy(work / "screen.ppm", work / f"screen-{want}-boot{vm.boots}.ppm")
-            return vm.since_power_on()
+        if seen[0] in want:
+            shutil.copy(work / "screen.ppm", work / f"screen-{seen[0]}-boot{vm.boots}.ppm")
+            return seen[0], vm.since_power_on()
         time.sleep(2)
-    raise Failed(f"the screen never showed {want} (last: {seen[0]}, {seen[1]:.0f} apart); see {work}/screen.ppm")
+    raise Failed(f"the screen never showed {' or '.join(want)} (last: {seen[0]}, {seen[1]:.0f} apart); see {work}")
 
 
 # ---- the checks -------------------------------------------------------------------------------
@@ -364,10 +368,12 @@ def power_cuts(
         found, integrity = stored(vm)
         missing = {g: n - found.get(g, 0) for g, n in acknowledged.items() if found.get(g, 0) < n}
         lost += sum(missing.values())
-        wait_for_screen(vm, refs, "05-sheet", work, timeout=600)
+        # Back on the game: its sheet, or the hand entered when the power went, to be confirmed.
+        screen, _ = wait_for_screen(vm, refs, ("05-sheet", "08-summary"), work, timeout=600)
+        back = "the sheet" if screen == "05-sheet" else "the unconfirmed hand's confirm screen"
         say(
             f"cut {cut}/{cuts}: {len(vm.acks)} hands acknowledged before it, {sum(missing.values())} of all"
-            f" acknowledged missing after the boot, integrity_check {integrity}, the kiosk back on the sheet"
+            f" acknowledged missing after the boot, integrity_check {integrity}, the kiosk back on {back}"
         )
         check(integrity == "ok", f"after cut {cut}: integrity_check says {integrity}")
     return {"cuts": cuts, "hands": hands, "lost": lost}
@@ -406,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         system_state(vm)
         booted = vm.since_power_on()
         kiosk_active(vm)
-        frame = wait_for_screen(vm, refs, "01-start", work, timeout=600)
+        _, frame = wait_for_screen(vm, refs, ("01-start",), work, timeout=600)
         say(
             f"power-on to the first frame (the start screen): {frame:.0f} s; to the result pages answering:"
             f" {answered:.0f} s; to the agent: {agent:.0f} s; systemd finished starting: {booted:.0f} s; no failed unit"

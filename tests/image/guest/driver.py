@@ -30,6 +30,10 @@ def main() -> None:
         store.conn.execute(f"PRAGMA synchronous = {weakened}")
     table = Table(store, source="cli", rng=rng)
     game = table.open_game()
+    if game is not None and game.pending is not None:
+        # A hand entered when the power went, before its confirmation: confirmed now, as the
+        # table would on the kiosk's confirm screen (it was never acknowledged).
+        game = table.confirm(game.id)
     while True:
         if game is None or game.status != "open":
             game = table.new_game(["Ruminers", "Mackeys"], first_dealer=rng.choice("NESW"))
