@@ -38,6 +38,7 @@ from functools import cache
 from engine.cards import (
     CARDS,
     LAST_TRICK_BONUS,
+    SUIT_WORDS,
     TRUMP_POINTS,
     TRUMP_STRENGTH,
     Card,
@@ -258,6 +259,7 @@ class Solver:
 
     def points(self, position: Position) -> Pair:
         """The card points (NS, EW) each team takes from a position with best play by both sides."""
+        self._check(position)
         hands = list(position.hands)
         total = _remaining(position)
         lead = self._value(hands, position.leader, position.trick, total, -1, total + 1)
@@ -265,6 +267,7 @@ class Solver:
 
     def solve(self, position: Position) -> Solution:
         """The points each team takes with best play, and after each lawful card of the player to move."""
+        self._check(position)
         total = _remaining(position)
         if position.over:
             return Solution(position, (0, 0), {})
@@ -279,6 +282,10 @@ class Solver:
         team = seat % 2
         best = max(cards.values(), key=lambda v: v[team])
         return Solution(position, best, cards)
+
+    def _check(self, position: Position) -> None:
+        if position.trump != self.trump:
+            raise ValueError(f"this solver plays {SUIT_WORDS[self.trump]} as trump, not {SUIT_WORDS[position.trump]}")
 
     def _value(self, hands: list[int], leader: int, trick: tuple[Card, ...], total: int, alpha: int, beta: int) -> int:
         """What the leader's team takes from here, the cards already in the trick included (fail-soft

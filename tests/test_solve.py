@@ -239,6 +239,8 @@ def test_a_position_refuses_cards_that_cannot_be():
         Position(held, SUITS[0], N, card_list("JD"))  # N led the trick and still holds two, as E does
     with pytest.raises(IllegalEntryError, match="N may not play JC"):
         Position(held, SUITS[0], N).play(parse_card("JC"))  # E's card
+    with pytest.raises(ValueError, match="this solver plays diamonds as trump, not clubs"):
+        Solver(SUITS[1]).points(Position(held, SUITS[0], N))
 
 
 def test_the_position_of_a_hand_before_a_play():
