@@ -173,23 +173,29 @@ def test_the_solver_agrees_with_exhaustive_minimax_along_lines_of_play_of_200_en
             p = p.play(rng.choice(list(cards_in(p.legal()))))
 
 
+# The 2,000 endings and the 500 deals in ten parts each, so that parallel workers share them.
+PARTS = 10
+
+
 @pytest.mark.slow
-def test_the_solver_agrees_with_exhaustive_minimax_at_every_position_of_2000_endings():
-    rng = random.Random(2000)
+@pytest.mark.parametrize("part", range(PARTS))
+def test_the_solver_agrees_with_exhaustive_minimax_at_every_position_of_2000_endings(part):
+    rng = random.Random(2000 + part)
     checked = 0
-    for _ in range(2000):
+    for _ in range(2000 // PARTS):
         ending = random_position(rng, plays=12)
         solver, exhaustive = Solver(ending.trump), Exhaustive(ending.trump)
         for p in every_position(ending.hands, ending.leader, ending.trick, ending.trump):
             agree(solver, exhaustive, p)
             checked += 1
-    assert checked > 2000 * 100  # every position of each ending, not only its first
+    assert checked > 2000 // PARTS * 100  # every position of each ending, not only its first
 
 
 @pytest.mark.slow
-def test_the_solver_agrees_with_exhaustive_minimax_on_500_whole_deals():
-    rng = random.Random(500)
-    for _ in range(500):
+@pytest.mark.parametrize("part", range(PARTS))
+def test_the_solver_agrees_with_exhaustive_minimax_on_500_whole_deals(part):
+    rng = random.Random(500 + part)
+    for _ in range(500 // PARTS):
         p = random_position(rng, plays=0)
         agree(Solver(p.trump), Exhaustive(p.trump), p)
 
