@@ -49,6 +49,8 @@ NAMES = [
     "24-owner-leave",
     "25-owner-join",
     "26-owner-statistics",
+    "27-replay-costly-card",
+    "28-replay-hindsight",
 ]
 
 
