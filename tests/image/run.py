@@ -31,7 +31,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageChops, ImageStat
+from PIL import Image, ImageChops, ImageOps, ImageStat
 
 from tests.image.machine import SCREEN, Machine, environment_ok, free_port
 
@@ -40,6 +40,10 @@ GUEST = Path(__file__).resolve().parent / "guest"
 VENV = "/opt/clabber/venv/bin"
 DB = "/var/lib/clabber/clabber.db"
 CLABBER = str(Path(sys.executable).parent / "clabber")  # the host's, for the league server
+
+
+# The start screen, alone or in a league (tonight's meetings, the league reached or not).
+START_SCREENS = ("01-start", "16-league-tonight", "22-league-tonight-unreachable")
 
 
 class Failed(Exception):
@@ -136,7 +140,7 @@ def references(work: Path) -> dict[str, Image.Image]:
     r = subprocess.run([sys.executable, "-m", "tests.ui.shoot", size, str(shots)], capture_output=True, text=True)
     if r.returncode != 0:
         raise Failed(f"drawing the reference screens failed: {r.stderr[-1500:]}")
-    names = ("01-start", "05-sheet", "08-summary", "15-game-over")
+    names = ("01-start", "05-sheet", "08-summary", "15-game-over", "16-league-tonight", "22-league-tonight-unreachable")
     found = {name: next(shots.rglob(f"{name}*.png"), None) for name in names}
     missing = [name for name, path in found.items() if path is None]
     check(not missing, f"the reference screens {missing} were not drawn")
@@ -147,8 +151,9 @@ def likeness(a: Image.Image, b: Image.Image) -> float:
     """How far apart two screens are, 0 (the same) to 255, on small grey copies (so a clock's
     digits or a table's name count for little, the layout and its colours for much)."""
     small = (100, 60)
-    grey_a = a.convert("L").resize(small, Image.Resampling.BOX)
-    grey_b = b.convert("L").resize(small, Image.Resampling.BOX)
+    # Stretched to full contrast: a screen the kiosk has dimmed is the same screen.
+    grey_a = ImageOps.autocontrast(a.convert("L").resize(small, Image.Resampling.BOX))
+    grey_b = ImageOps.autocontrast(b.convert("L").resize(small, Image.Resampling.BOX))
     return float(ImageStat.Stat(ImageChops.difference(grey_a, grey_b)).mean[0])
 
 
@@ -344,16 +349,18 @@ def sync_reaches(vm: Machine, league: League) -> str:
 # ---- power cuts ------------------------------------------------------------------------------
 
 
-def stored(vm: Machine) -> tuple[dict[int, int], str]:
+def stored(vm: Machine) -> tuple[dict[int, int], str, int]:
+    """The hands of each game, integrity_check's word and how many games are open."""
     query = (
         "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]);"
         "print(json.dumps({'hands': dict(db.execute('SELECT game, count(*) FROM hands GROUP BY game').fetchall()),"
+        "'open': db.execute(\"SELECT count(*) FROM games WHERE status = 'open'\").fetchone()[0],"
         "'integrity': db.execute('PRAGMA integrity_check').fetchone()[0]}))"
     )
     r = vm.run(f"{VENV}/python", "-c", query, DB, user="clabber")
     check(r["rc"] == 0, f"reading the database inside: {r['err']}")
     found = json.loads(r["out"])
-    return {int(g): n for g, n in found["hands"].items()}, found["integrity"]
+    return {int(g): n for g, n in found["hands"].items()}, found["integrity"], found["open"]
 
 
 def power_cuts(
@@ -379,12 +386,18 @@ def power_cuts(
         vm.wait_for_agent()
         system_state(vm)
         kiosk_active(vm)
-        found, integrity = stored(vm)
+        found, integrity, open_games = stored(vm)
         missing = {g: n - found.get(g, 0) for g, n in acknowledged.items() if found.get(g, 0) < n}
         lost += sum(missing.values())
-        # Back on the game: its sheet, or the hand entered when the power went, to be confirmed.
-        screen, _ = wait_for_screen(vm, refs, ("05-sheet", "08-summary"), work, timeout=600)
-        back = "the sheet" if screen == "05-sheet" else "the unconfirmed hand's confirm screen"
+        # Back on the game: its sheet, or the hand entered when the power went, to be confirmed;
+        # when the cut fell between a game's last hand and the next game, the start screen.
+        if open_games:
+            screen, _ = wait_for_screen(vm, refs, ("05-sheet", "08-summary"), work, timeout=600)
+        else:
+            screen, _ = wait_for_screen(vm, refs, START_SCREENS, work, timeout=600)
+        back = {"05-sheet": "the sheet", "08-summary": "the unconfirmed hand's confirm screen"}.get(
+            screen, "the start screen (no game was open)"
+        )
         say(
             f"cut {cut}/{cuts}: {len(vm.acks)} hands acknowledged before it, {sum(missing.values())} of all"
             f" acknowledged missing after the boot, integrity_check {integrity}, the kiosk back on {back}"
