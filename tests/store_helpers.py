@@ -37,8 +37,15 @@ def night_clock(night: str) -> Callable[[], str]:
     """A kiosk's clock on a league night (a date like 2026-01-06): from 8 pm in Evansville (each new
     clock a minute later than the one before, as tables start games at their own moments), a second
     further at each reading, as the league's default clock tells nights."""
-    start = dt.datetime.fromisoformat(f"{night}T20:00").replace(tzinfo=zoneinfo.ZoneInfo("America/Chicago"))
-    start += dt.timedelta(minutes=next(_CLOCKS) % 240)
+    evansville = zoneinfo.ZoneInfo("America/Chicago")
+    offset = next(_CLOCKS) % 240
+    start = dt.datetime.fromisoformat(f"{night}T20:00").replace(tzinfo=evansville) + dt.timedelta(minutes=offset)
+    # Tonight's clock never runs ahead of the real one: the league holds a game that starts more than
+    # a few minutes in the future, so before 8 pm (or the table's later start) the games start
+    # earlier today, still a second apart a clock.
+    now, opens = dt.datetime.now(evansville), dt.datetime.fromisoformat(f"{night}T06:00").replace(tzinfo=evansville)
+    if opens <= now < start:
+        start = max(opens, now - dt.timedelta(minutes=10)) + dt.timedelta(seconds=offset)
     ticks = itertools.count()
     return lambda: (start + dt.timedelta(seconds=next(ticks))).astimezone(dt.UTC).isoformat(timespec="milliseconds")
 
