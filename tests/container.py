@@ -60,9 +60,14 @@ class Container:
                 raise AssertionError("the container's systemd never started")
             self.leader = self._systemd_below(self.process.pid)
             time.sleep(0.2)
-        left = max(1.0, deadline - time.monotonic())
-        state = self.run("systemctl", "is-system-running", "--wait", timeout=left)
-        return state.stdout.strip()
+        # PID 1 is there a moment before its bus is: until then systemctl cannot ask and prints no
+        # state, so it is asked again.
+        while True:
+            left = max(1.0, deadline - time.monotonic())
+            state = self.run("systemctl", "is-system-running", "--wait", timeout=left).stdout.strip()
+            if state or time.monotonic() > deadline:
+                return state
+            time.sleep(0.5)
 
     def _systemd_below(self, pid: int) -> int:
         """The container's PID 1 as the host sees it: the first ``systemd`` among nspawn's descendants."""

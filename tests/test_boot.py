@@ -100,6 +100,7 @@ def test_the_units_start_in_order(container):
     kiosk = started(box, "clabber-kiosk.service")
     web = started(box, "clabber-web.service")
     sync = started(box, "clabber-sync.service")
+    assert 0 not in (*card, *kiosk, *web, *sync), (card, kiosk, web, sync)  # each has started
     # The table is named before anything shows or serves it; the sheet is up (READY=1 after its
     # first frame) before the pages and the league's worker start beside it.
     assert card[1] <= kiosk[0] and card[1] <= web[0]
