@@ -463,7 +463,8 @@ def main(argv: list[str] | None = None) -> int:
         counts = power_cuts(vm, refs, work, args.cuts, rng, args.synchronous)
         code = vm.shut_down()
         say(
-            f"power cuts: {counts['cuts']} boots after a cut, {counts['hands']} hands acknowledged, "
+            f"power cuts: {counts['cuts']} boot{'s' if counts['cuts'] != 1 else ''} after a cut,"
+            f" {counts['hands']} hands acknowledged, "
             f"{counts['lost']} lost; clean shutdown status {code}; whole run {time.monotonic() - started:.0f} s"
         )
         if args.synchronous:
