@@ -78,7 +78,8 @@ class Machine:
         deadline = time.monotonic() + 30
         while not channel.exists():
             if self.process.poll() is not None:
-                raise RuntimeError(f"qemu stopped at once: {self.process.stderr.read().decode()[-2000:]}")
+                said = self.process.stderr.read() if self.process.stderr else b""
+                raise RuntimeError(f"qemu stopped at once: {said.decode()[-2000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError("qemu made no agent socket")
             time.sleep(0.1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 
@@ -73,4 +72,4 @@ def drive(ask: dict, say) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
