@@ -97,6 +97,11 @@ class Position:
         return left_of(self.leader, len(self.trick))
 
     @property
+    def trick_number(self) -> int:
+        """The trick in progress, or the next to be led: 1 to 6 (7 once the hand is over)."""
+        return 7 - max(count(h) for h in self.hands)
+
+    @property
     def over(self) -> bool:
         """Every card has been played."""
         return not self.trick and not any(self.hands)

@@ -128,7 +128,7 @@ def solve(file: str, as_json: bool) -> None:
     """With every card open: the card points each team takes with best play by both sides from the
     record's position (its hands, trump, maker and any plays so far; a hand played out, from its
     first lead), and what each card the player to move may play leads to."""
-    from engine.cards import card_name, card_symbol, cards_in, count
+    from engine.cards import card_name, card_symbol, cards_in
     from engine.record import read_hand
     from engine.seats import seat_name
     from engine.solve import position_of
@@ -143,7 +143,7 @@ def solve(file: str, as_json: bool) -> None:
         if hand.finished and len(hand.plays) < 24:
             raise EntryError("the hand is over (a renege ended it): clabber replay tells it")
         found = solve_position(position)
-        to_play, trick = seat_name(position.turn), 7 - max(count(h) for h in position.hands)
+        to_play, trick = seat_name(position.turn), position.trick_number
         best = sorted(cards_in(found.best))
         cards = {card_name(c): {"NS": ns, "EW": ew} for c, (ns, ew) in sorted(found.cards.items())}
         if as_json:

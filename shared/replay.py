@@ -67,7 +67,8 @@ def trick_lines(hand: Hand, number: int, rules: Rules | None = None) -> list[str
     lines = [f"Trick {number}: {seat_name(trick.leader)} leads"]
     first = (number - 1) * 4
     seen = looked_back(hand, rules) if rules is not None else None
-    costly = {c.play: c for c in (seen.first_costly(t) for t in TEAMS if seen is not None) if c is not None}
+    firsts = [seen.first_costly(t) for t in TEAMS] if seen is not None else []
+    costly = {c.play: c for c in firsts if c is not None}
     for k, c in enumerate(trick.cards):
         seat, i = trick.seat_of(k), first + k
         left = hand.holding(seat, before=i + 1)

@@ -14,7 +14,7 @@ from shared.present import corrections_said
 from shared.replay import OPEN, hindsight_lines, opening_lines, result_lines, trick_lines
 
 
-def _mark_reneges(lines: list[str]) -> str:
+def _marked(lines: list[str]) -> str:
     """The lines as markup: a renege in the error colour, hindsight (a costly card, what best play
     gave) in amber, so neither is read as what happened at the table."""
     out = []
@@ -102,8 +102,8 @@ class ReplayScreen(KioskScreen):
             ]
             lines.append("Trail: " + "; ".join(s for s in steps if not s.startswith("corrected")))
             lines += corrections_said(entry)
-            self.body = _mark_reneges(lines)
+            self.body = _marked(lines)
         elif self.trick_number <= self.tricks:
-            self.body = _mark_reneges(trick_lines(hand, self.trick_number, g.rules))
+            self.body = _marked(trick_lines(hand, self.trick_number, g.rules))
         else:
-            self.body = _mark_reneges(result_lines(hand, g.rules) + hindsight_lines(hand, g.rules))
+            self.body = _marked(result_lines(hand, g.rules) + hindsight_lines(hand, g.rules))
