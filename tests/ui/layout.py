@@ -1,5 +1,8 @@
 """What a player would see is wrong with a screen's layout, read from the widgets as drawn: text cut by
-its box or by the window, text that breaks a word in two, and two things drawn over each other.
+its box or by the window, text that breaks a word (or a seat and its card) in two, two things drawn over
+each other, text under a scroll bar, a list cut where a finger cannot scroll it, a list with too few
+rows, a button's words touching its edges, two numbers that read as one, and played cards that look
+like the cards still in hand.
 
 Kivy never clips a label: text too big for its box is drawn over its neighbours. So the checks work
 on the *ink* of each thing on the screen: a button's whole box (its background is drawn there), the
@@ -9,6 +12,9 @@ code). Two inks that cross, where neither widget holds the other, are a fault a 
 
 from __future__ import annotations
 
+import re
+import time
+from itertools import pairwise
 from typing import Any
 
 from kivy.core.window import Window
@@ -20,6 +26,17 @@ from kivy.uix.scrollview import ScrollView
 
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in window pixels
 SLACK = 1.0  # pixels: rounding in Kivy's own layout
+
+# What a reader must find on one line: a seat and its card ("E 10♠", "W's Q♦"), a seat and its team
+# ("N (NS)"), a number and its unit ("24 points", "62 %"). A no-break space holds them as a space does.
+TOGETHER = re.compile(
+    r"(?<!\w)[NESW](?:'s)?[ \u00a0](?:10|[AKQJ9])[♠♥♦♣]"
+    r"|(?<!\w)[NESW][ \u00a0]\((?:NS|EW)\)"
+    r"|(?<![\w.])\d+[ \u00a0](?:points?|games?|hands?|deals|mm|%)(?!\w)"
+)
+NUMBER = re.compile(r"^\d[\d,]*(?: W)?$")  # a total on its own, or the winner's with its W
+PLAYED_APART = 3.0  # a played card against one still in hand, as drawn (WCAG contrast)
+DIMMED = 2 / 3  # a played card's label: at most this share of an unplayed one's contrast
 
 
 def shown(w: Any) -> bool:
@@ -97,22 +114,39 @@ def lines_of(label: Label) -> list[tuple[Rect, str]]:
     return out
 
 
-def broken_word(label: Label) -> str | None:
-    """A word the label split across two lines, if any (a line ending where the text has no space)."""
+def line_spans(label: Label) -> list[tuple[int, int]] | None:
+    """Where each drawn line of the label starts and ends in its text (markup left out); None when
+    the label drew something else (shortened, stripped)."""
     lines = [text for _, text in lines_of(label)]
-    if len(lines) < 2 or getattr(label._label, "is_shortened", False):
+    if getattr(label._label, "is_shortened", False):
         return None
     whole = text_of(label)
-    at = 0
-    for i, line in enumerate(lines[:-1]):
+    spans, at = [], 0
+    for line in lines:
         part = line.strip()
         found = whole.find(part, at)
         if found < 0:
-            return None  # the label changed its text (shortened, stripped): nothing to compare
+            return None
+        spans.append((found, found + len(part)))
         at = found + len(part)
-        if at < len(whole) and not whole[at].isspace() and not part.endswith(("-", "–", "/")):
-            nxt = lines[i + 1].strip().split(" ")[0]
-            return part.split(" ")[-1] + "|" + nxt
+    return spans
+
+
+def broken_word(label: Label) -> str | None:
+    """A word the label split across two lines (a line ending where the text has no space), or a
+    seat and its card, or a number and its unit, split at their space; None if there is none."""
+    spans = line_spans(label)
+    if spans is None or len(spans) < 2:
+        return None
+    whole = text_of(label)
+    for (start, end), (nxt, _) in pairwise(spans):
+        part = whole[start:end]
+        if end < len(whole) and not whole[end].isspace() and not part.endswith(("-", "–", "/")):
+            return part.split(" ")[-1] + "|" + whole[nxt:].split(" ")[0]
+    for m in TOGETHER.finditer(whole):
+        for start, end in spans[:-1]:
+            if start <= m.start() < end < m.end():
+                return whole[m.start() : end].strip() + "|" + whole[end : m.end()].strip()
     return None
 
 
@@ -177,8 +211,15 @@ def problems(where: str) -> list[str]:
             drawn.append((w, inks))
             if isinstance(w, Button) and not _inside(box(w), (0, 0, Window.width, Window.height)):
                 found.append(f"{_name(where, w)}: off the screen")
+            if isinstance(w, Button) and text_of(w).strip():
+                found += _edge_faults(where, w)
             if isinstance(w, Label) and text_of(w).strip():
                 found += _label_faults(where, w, view)
+    for layer in layers():
+        for w in layer.walk(restrict=True):
+            if isinstance(w, ScrollView) and shown(w):
+                found += _scroll_bar_faults(where, w) + _room_faults(where, w)
+    found += _number_faults(where, drawn) + _card_faults(where)
     for i, (a, a_inks) in enumerate(drawn):
         for b, b_inks in drawn[i + 1 :]:
             if _holds(a, b) or _holds(b, a):
@@ -230,14 +271,187 @@ def _label_faults(where: str, w: Label, view: Rect) -> list[str]:
 
 
 def _more_below(w: Any, r: Rect, view: Rect) -> bool:
-    """``r`` is cut only at the foot of the list around ``w``, and the list scrolls on below it."""
+    """``r`` is cut only at the foot of the list around ``w``, the list scrolls on below it, and a
+    finger dragging the list up brings the line into view."""
+    p = _list_of(w)
+    if p is None or p.viewport_size[1] <= p.height or p.scroll_y <= 0.001:
+        return False
+    inside_but_foot = (r[0], max(r[1], view[1]), r[2], r[3])
+    return r[1] < view[1] and _inside(inside_but_foot, view) and finger_reaches(p, w, view[1] - r[1])
+
+
+def _list_of(w: Any) -> ScrollView | None:
     p = w.parent
     while p is not None and p is not Window and not isinstance(p, ScrollView):
         p = p.parent
-    if not isinstance(p, ScrollView) or p.viewport_size[1] <= p.height or p.scroll_y <= 0.001:
-        return False
-    inside_but_foot = (r[0], max(r[1], view[1]), r[2], r[3])
-    return r[1] < view[1] and _inside(inside_but_foot, view)
+    return p if isinstance(p, ScrollView) else None
+
+
+_reached: dict[tuple[int, float, float], bool] = {}
+
+
+def finger_reaches(sv: ScrollView, w: Any, below: float) -> bool:
+    """A finger dragged up the list by a little more than ``below`` pixels brings the foot of ``w``
+    into view (as a finger does it: a touch, moves 20 ms apart, a lift); the list is put back after.
+    Asked once for a list of a given size."""
+    key = (id(sv), float(sv.height), float(sv.viewport_size[1]))
+    if key in _reached:
+        return _reached[key]
+    from kivy.base import EventLoop
+    from kivy.tests.common import UnitTestTouch
+
+    before = sv.scroll_y
+    x, y0 = sv.to_window(sv.center_x, sv.y + sv.height * 0.25)
+    distance = min(below + 12, sv.height * 0.7)
+    touch = UnitTestTouch(x, y0)
+    touch.touch_down()
+    steps = max(4, int(distance // 12))
+    for i in range(1, steps + 1):
+        time.sleep(0.02)
+        touch.touch_move(x, y0 + distance * i / steps)
+        EventLoop.idle()
+    touch.touch_up()
+    for _ in range(40):  # whatever the list does after the lift (a glide, a bounce back) ends
+        EventLoop.idle()
+        time.sleep(0.01)
+    foot = w.to_window(w.x, w.y)[1]
+    reached = foot >= box(sv)[1] - SLACK or sv.scroll_y <= 0.001
+    sv.scroll_y = before
+    EventLoop.idle()
+    _reached[key] = reached
+    return reached
+
+
+def _scroll_bar_faults(where: str, sv: ScrollView) -> list[str]:
+    """Text drawn under the list's scroll bar, where the bar hides it."""
+    if not sv.do_scroll_y or sv.bar_width <= 0 or sv.viewport_size[1] <= sv.height + SLACK:
+        return []
+    _x0, y0, x1, y1 = box(sv)
+    right = x1 - sv.bar_margin
+    bar: Rect = (right - sv.bar_width, y0, right, y1)
+    found = []
+    for w in sv.walk(restrict=True):
+        if isinstance(w, Label) and shown(w) and text_of(w).strip():
+            for r, line in lines_of(w):
+                if meet(r, bar) and meet(r, view_of(w)):
+                    found.append(f"{_name(where, w)}: {line.strip()[:24]!r} runs under the scroll bar")
+                    break
+    return found
+
+
+def _room_faults(where: str, sv: ScrollView) -> list[str]:
+    """A list of rows that holds fewer of its usual rows than it should (``least_rows``)."""
+    least = int(getattr(sv, "least_rows", 0) or 0)
+    layout = getattr(sv, "layout_manager", None)
+    if not least or layout is None:
+        return []
+    row = float(layout.default_size[1] or 0)
+    if row <= 0:
+        return []
+    room = int((sv.height + SLACK) // row)
+    if room < least:
+        return [f"{where}: {type(sv).__name__} holds {room} rows of {row:.0f} px, not the {least} it should"]
+    return []
+
+
+def _number_faults(where: str, drawn: list[tuple[Any, list[Rect]]]) -> list[str]:
+    """Two numbers side by side so close that they read as one ("102 510")."""
+    numbers = [
+        (w, r)
+        for w, inks in drawn
+        if isinstance(w, Label) and not isinstance(w, Button) and NUMBER.match(text_of(w).strip())
+        for r in inks
+    ]
+    found = []
+    for i, (a, ra) in enumerate(numbers):
+        for b, rb in numbers[i + 1 :]:
+            (left, lr), (right, rr) = sorted(((a, ra), (b, rb)), key=lambda p: p[1][0])
+            overlap = min(lr[3], rr[3]) - max(lr[1], rr[1])
+            if overlap < 0.5 * min(lr[3] - lr[1], rr[3] - rr[1]):
+                continue  # not on one line
+            gap = rr[0] - lr[2]
+            em = min(float(left.font_size), float(right.font_size))
+            if -SLACK <= gap < 0.6 * em:
+                found.append(
+                    f"{where}: {text_of(left)!r} and {text_of(right)!r} are {gap:.0f} px apart: they read as one number"
+                )
+    return found
+
+
+def _edge_faults(where: str, w: Button) -> list[str]:
+    """A button's words touching its edges (at least 0.8 mm of the button either side of them)."""
+    from kiosk.ui import theme
+
+    if w.shorten:
+        return []
+    margin = 0.8 * theme.px_per_mm - SLACK
+    x0, _y0, x1, _y1 = box(w)
+    for r, line in lines_of(w):
+        if r[0] < x0 + margin or r[2] > x1 - margin:
+            return [f"{_name(where, w)}: {line.strip()[:20]!r} touches the button's edges"]
+    return []
+
+
+def _card_faults(where: str) -> list[str]:
+    """Played cards that a table cannot tell from the cards still in hand: their faces, as drawn,
+    at least 3:1 apart, and a played card's label dimmed with it."""
+    from kiosk.ui import theme
+
+    cards = [
+        w
+        for layer in layers()
+        for w in layer.walk(restrict=True)
+        if isinstance(w, Button) and getattr(w, "card", None) and shown(w)
+    ]
+    played = [w for w in cards if getattr(w, "played", w.disabled)]
+    fresh = [w for w in cards if w not in played]
+    if not played or not fresh:
+        return []
+    a, b = played[0], fresh[0]
+    face_a, face_b = face_colour(a), face_colour(b)
+    found = []
+    apart = theme.contrast(face_a, face_b)
+    if apart < PLAYED_APART:
+        found.append(
+            f"{where}: a played card ({text_of(a)}) and one in hand ({text_of(b)}) are {apart:.2f}:1 apart,"
+            f" under {PLAYED_APART:.0f}:1"
+        )
+    label_a = min(theme.contrast(c, face_a) for c in text_colours(a))
+    label_b = min(theme.contrast(c, face_b) for c in text_colours(b))
+    if label_a > DIMMED * label_b:
+        found.append(
+            f"{where}: a played card's label ({text_of(a)}, {label_a:.1f}:1) is not dimmed against one in hand"
+            f" ({label_b:.1f}:1)"
+        )
+    return found
+
+
+_COLOUR = re.compile(r"\[color=#?([0-9a-fA-F]{6})\]")
+
+
+def text_colours(label: Label) -> list[tuple[float, ...]]:
+    """The colours a label's text is drawn in: its own, and any its markup gives."""
+    base = label.disabled_color if label.disabled else label.color
+    colours = [tuple(base)] if not label.markup or not label.text.startswith("[color") else []
+    for hexa in _COLOUR.findall(label.text) if label.markup else []:
+        colours.append(tuple(int(hexa[i : i + 2], 16) / 255 for i in (0, 2, 4)))
+    return colours or [tuple(base)]
+
+
+def face_colour(w: Any) -> tuple[float, float, float]:
+    """The colour most of a widget's face is drawn in, read back from the frame: a band across its
+    lower part, inside its outline, where its label is not."""
+    from collections import Counter
+
+    from kivy.graphics.opengl import GL_RGB, GL_UNSIGNED_BYTE, glReadPixels
+
+    x0, y0, x1, y1 = box(w)
+    left, bottom = int(x0 + 4), int(y0 + 3)
+    width, height = max(1, int(x1 - x0 - 8)), max(1, int((y1 - y0) * 0.18))
+    data = glReadPixels(left, bottom, width, height, GL_RGB, GL_UNSIGNED_BYTE)
+    counts = Counter(tuple(data[i : i + 3]) for i in range(0, len(data) - 2, 3))
+    (r, g, b), _ = counts.most_common(1)[0]
+    return (r / 255, g / 255, b / 255)
 
 
 def _inside(r: Rect, area: Rect) -> bool:
