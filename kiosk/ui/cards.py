@@ -19,7 +19,7 @@ from kiosk.ui import theme, words
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.entry import MeldChip, chip_of
 from kiosk.ui.quick import MeldPicker, chip_markup
-from kiosk.ui.widgets import Big
+from kiosk.ui.widgets import Big, CardButton
 from shared.events import new_action_id
 from shared.game_state import ActionRefused
 
@@ -112,6 +112,7 @@ class CardsScreen(KioskScreen):
     plays = ListProperty([])
     chips = DictProperty({})  # seat -> meld chips announced
     melds_text = StringProperty("")
+    cells = ListProperty([("", "", False)] * 4)  # the trick: (seat, card's markup, whose turn) from its leader
 
     def show(self, **options: Any) -> None:
         g = self.game
@@ -170,12 +171,10 @@ class CardsScreen(KioskScreen):
     def _build_grid(self) -> None:
         for suit in ROWS:
             for rank in COLUMNS:
-                c = card(rank, suit)
-                b = Big(text=theme.card_markup(c), font_size=theme.small())
-                b.card = card_name(c)
+                b = CardButton(card=card_name(card(rank, suit)))
                 b.bind(on_release=lambda btn: self.tap(btn.card))
                 self.ids.grid.add_widget(b)
-                self.ids[f"card_{card_name(c)}"] = b
+                self.ids[f"card_{b.card}"] = b
 
     def set_maker(self, seat: str) -> None:
         self.maker = seat
@@ -204,6 +203,11 @@ class CardsScreen(KioskScreen):
         if not (self.maker and self.trump):
             self.message = words.MAKER_AND_TRUMP_FIRST
             return
+        if name in self.plays:  # gone already: say when, and by whom
+            i = self.plays.index(name)
+            hand = self.table.preview(self.root_.game_id, self._record())
+            self.message = words.played_already(name, SEAT_NAMES[hand.players[i]], i // 4 + 1)
+            return
         self.play(name)
 
     def play(self, name: str, accept_renege: bool = False) -> None:
@@ -212,7 +216,12 @@ class CardsScreen(KioskScreen):
         try:
             after = table.preview(game_id, self._record([*self.plays, name]))
         except ActionRefused as e:  # the card cannot be played at all (melded by another, say)
-            self.message = words.card_refusal(name, e.problems)
+            seat = before.next_player
+            known = before.knows_hand(seat) if seat is not None else False
+            left = before.holding(seat, before=len(self.plays)) if seat is not None and known else None
+            self.message = words.card_refusal(
+                name, e.problems, SEAT_NAMES[seat] if seat is not None else "", left, before.trump
+            )
             return
         new = [r for r in after.reneges() if r not in before.reneges()]
         if new and not accept_renege:
@@ -278,9 +287,10 @@ class CardsScreen(KioskScreen):
         for suit in ROWS:
             for rank in COLUMNS:
                 name = card_name(card(rank, suit))
-                self.ids[f"card_{name}"].disabled = name in played
+                self.ids[f"card_{name}"].played = name in played
         if hand is None or hand.trump is None:
             self.turn, self.trick, self.so_far, self.finished = words.WHO_AND_TRUMP, "", "", False
+            self.cells = [("", "", False)] * 4
             return
         self.finished = hand.finished
         reneges = hand.reneges()
@@ -292,12 +302,28 @@ class CardsScreen(KioskScreen):
         else:
             seat = hand.next_player
             self.turn = words.to_play(SEAT_NAMES[seat], team_name(team_of(seat)))
+        self._show_trick(hand)
+        self.so_far = f"So far NS {hand.won[0]} · EW {hand.won[1]}"
+
+    def _show_trick(self, hand: Any) -> None:
+        """The trick on the table, seat by seat from its leader: the cards played to it, whose turn
+        it is (outlined), who leads it, and once it is whole who won it."""
         tricks = hand.tricks()
         if tricks:
-            last = tricks[-1]
-            cards = "  ".join(f"{SEAT_NAMES[last.seat_of(i)]} {theme.card_markup(c)}" for i, c in enumerate(last.cards))
-            won = f"  → {SEAT_NAMES[last.winner]} wins {last.points}" if last.winner is not None else ""
-            self.trick = f"Trick {len(tricks)}: {cards}{won}"
+            last, number = tricks[-1], len(tricks)
+            leader, cards = last.leader, list(last.cards)
         else:
-            self.trick = f"{SEAT_NAMES[hand.next_player]} leads trick 1" if hand.next_player is not None else ""
-        self.so_far = f"So far NS {hand.won[0]} · EW {hand.won[1]}"
+            leader, number, cards = hand.next_player, 1, []
+        if leader is None:
+            self.trick, self.cells = "", [("", "", False)] * 4
+            return
+        cells = []
+        for k in range(4):
+            seat = (leader + k) % 4
+            shown = theme.card_markup(cards[k]) if k < len(cards) else ""
+            cells.append((SEAT_NAMES[seat], shown, k == len(cards) and seat == hand.next_player))
+        self.cells = cells
+        if tricks and last.winner is not None:
+            self.trick = f"Trick {number} · {SEAT_NAMES[last.winner]} wins {last.points}\u00a0points"
+        else:
+            self.trick = f"Trick {number} · {SEAT_NAMES[leader]} leads"

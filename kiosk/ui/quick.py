@@ -14,7 +14,7 @@ from kiosk.ui import theme, words
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.entry import Entry, MeldChip, entry_from_record
 from kiosk.ui.pickers import ReasonPicker, RenegePicker
-from kiosk.ui.widgets import Big
+from kiosk.ui.widgets import Big, CardButton
 from kiosk.ui.words import say
 from shared.events import new_action_id
 
@@ -68,19 +68,16 @@ class BiddingPicker(ModalView):
     def fill(self, grid: Any) -> None:
         for suit in (3, 2, 1, 0):
             for rank in (5, 4, 3, 2, 1, 0):
-                c = card(rank, suit)
-                b = Big(text=theme.card_markup(c), font_size=theme.small())
-                b.card = card_name(c)
+                b = CardButton(card=card_name(card(rank, suit)))
                 b.bind(on_release=lambda btn: self.pick_up(btn.card))
                 grid.add_widget(b)
-                self.ids[f"up_{card_name(c)}"] = b
+                self.ids[f"up_{b.card}"] = b
         self.bind(up=lambda *_: self._mark(grid))
         self._mark(grid)
 
     def _mark(self, grid: Any) -> None:
         for b in grid.children:
             b.chosen = b.card == self.up
-            b.text = theme.card_markup(parse_card(b.card), b.chosen)
 
     def pick_up(self, name: str) -> None:
         self.up = "" if self.up == name else name

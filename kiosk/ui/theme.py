@@ -26,6 +26,13 @@ RED_SUIT = (1.0, 0.47, 0.47, 1)  # hearts and diamonds on a dark background
 BLACK_SUIT = (0.92, 0.94, 1.0, 1)  # clubs and spades, light on the dark background
 RED_ON_CHOSEN = (0.60, 0.0, 0.0, 1)  # on the amber of a selected button
 BLACK_ON_CHOSEN = (0.0, 0.0, 0.0, 1)
+# A card still in a hand is drawn as a card's face: light, its suit dark red or black on it. Once
+# played it is an empty slot on the background with its label dimmed: 15:1 apart from a face, so
+# from trick 3 on a table still sees at a glance which cards are gone.
+CARD_FACE = (0.93, 0.92, 0.88, 1)
+RED_ON_FACE = (0.62, 0.0, 0.0, 1)
+BLACK_ON_FACE = (0.05, 0.05, 0.05, 1)
+PLAYED = (0.50, 0.53, 0.58, 1)  # a played card's label: readable (5:1), no longer standing out
 
 CAP_PER_EM = 0.729  # DejaVu Sans: capitals are 1493 of the font's 2048 units
 PANELS = {(800, 480): 5.2, (720, 1280): 8.2}  # px/mm: the 7" display, Touch Display 2
@@ -87,11 +94,17 @@ def line(font: float, lines: int = 1) -> float:
     return round(font * 1.2 * lines + 4)
 
 
-def suit_colour(suit: int, chosen: bool = False) -> tuple[float, float, float, float]:
-    """Red for hearts and diamonds, light (or black on a selected button) for clubs and spades."""
+def suit_colour(suit: int, chosen: bool = False, on: str = "") -> tuple[float, float, float, float]:
+    """Red for hearts and diamonds, light (or black on a selected button) for clubs and spades;
+    ``on="face"`` for a card's face, ``on="played"`` for a played card's slot (one dimmed colour)."""
+    red = suit in (1, 2)
+    if on == "played":
+        return PLAYED
+    if on == "face":
+        return RED_ON_FACE if red else BLACK_ON_FACE
     if chosen:
-        return RED_ON_CHOSEN if suit in (1, 2) else BLACK_ON_CHOSEN
-    return RED_SUIT if suit in (1, 2) else BLACK_SUIT
+        return RED_ON_CHOSEN if red else BLACK_ON_CHOSEN
+    return RED_SUIT if red else BLACK_SUIT
 
 
 def suit_markup(suit: int, chosen: bool = False) -> str:
@@ -99,10 +112,10 @@ def suit_markup(suit: int, chosen: bool = False) -> str:
     return f"[color={hex_colour(suit_colour(suit, chosen))}]{SUIT_SYMBOLS[suit]}[/color]"
 
 
-def card_markup(c: Card, chosen: bool = False) -> str:
+def card_markup(c: Card, chosen: bool = False, on: str = "") -> str:
     """A card for people, in its suit's colour: one piece of markup, so a line never breaks
-    between its rank and its suit."""
-    return f"[color={hex_colour(suit_colour(suit_of(c), chosen))}]{card_symbol(c)}[/color]"
+    between its rank and its suit (``on``: as ``suit_colour``)."""
+    return f"[color={hex_colour(suit_colour(suit_of(c), chosen, on))}]{card_symbol(c)}[/color]"
 
 
 def hex_colour(colour: tuple[float, ...]) -> str:

@@ -27,6 +27,26 @@ class Big(Button):
     faulty = BooleanProperty(False)
 
 
+class CardButton(Big):
+    """One of the 24 cards: drawn as a card's face while it is in a hand, as an empty slot with its
+    label dimmed once ``played``; a played card still answers a tap (the screen says when it went)."""
+
+    card = StringProperty("")  # its name, "TS"
+    played = BooleanProperty(False)
+
+    def on_kv_post(self, base: Any) -> None:
+        self.bind(card=self._draw, played=self._draw, chosen=self._draw)
+        self._draw()
+
+    def _draw(self, *_: Any) -> None:
+        from engine.cards import parse_card
+        from kiosk.ui import theme
+
+        if self.card:
+            on = "played" if self.played else "" if self.chosen else "face"
+            self.text = theme.card_markup(parse_card(self.card), self.chosen, on)
+
+
 class Panel(BoxLayout):
     """A box with the panel background; ``faulty`` outlines it (the field a message is about)."""
 

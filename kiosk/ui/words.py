@@ -170,18 +170,35 @@ def deals_first(seat: str) -> str:
 
 
 _IN_MELD = re.compile(r"(?:is also in|it is in) melds\.(\w)")
+_IN_BELL = re.compile(r"(?:is also in|it is in) bell")
 
 
-def card_refusal(name: str, problems: list[str]) -> str:
-    """Why a card cannot be played in card by card, in the table's words (never the engine's)."""
+def played_already(name: str, seat: str, trick: int) -> str:
+    """A tap on a card that is gone: when it went, and who played it."""
+    return f"{card_symbol(parse_card(name))} is gone: {seat} played it in trick {trick}"
+
+
+def card_refusal(
+    name: str, problems: list[str], seat: str = "", left: int | None = None, trump: int | None = None
+) -> str:
+    """Why ``seat`` cannot play card ``name`` in card by card, in the table's words (never the
+    engine's): the card is in another player's meld, or ``seat``'s last cards are all known
+    (``left``, from its melds) and this is not one of them."""
+    from engine.cards import names
+
     shown = card_symbol(parse_card(name))
     for line in problems:
         if "already played" in line:
             return f"{shown} was played already: tap the right card"
         if m := _IN_MELD.search(line):
-            return f"{shown} is in {m.group(1)}'s melds: check the card"
-        if "is also in bell" in line or "it is in bell" in line:
-            return f"{shown} is in the bell: check the card"
+            owner = m.group(1)
+            if owner == seat:
+                return f"{shown} is in {seat}'s melds, not {seat}'s to play now"
+            return f"{shown} is in {owner}'s melds: {seat or 'this player'} cannot hold it"
+        if _IN_BELL.search(line):
+            return f"{shown} is in the bell: {seat or 'this player'} cannot hold it"
+        if "would hold" in line and left is not None:
+            return f"{seat} has only {names(left, trump)} left (shown in the melds): not {shown}"
         if "all 24 cards" in line:
             return "All 24 cards are in: tap Done"
-    return f"{shown} cannot be played now: check the cards"
+    return f"{shown} cannot be played now: check the cards"  # no refusal the engine gives today
