@@ -29,6 +29,11 @@ def test_the_result_page_shows_hindsight_on_a_phone(tmp_path):
             page.goto(f"{server.base}/g/{game.token}")
             page.click("summary")  # the hand, opened as a player taps it
             text = page.inner_text("details")
+            # The costly card and the verdict in the page's amber, marked at their edge; the rest plain.
+            colours = page.evaluate(
+                "[...document.querySelectorAll('.replay div')].map(d => [d.className, getComputedStyle(d).color,"
+                " getComputedStyle(d).borderLeftColor, d.innerText])"
+            )
             wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             if os.environ.get("CLABBER_SHOTS"):
                 page.locator("details").screenshot(
@@ -38,5 +43,13 @@ def test_the_result_page_shows_hindsight_on_a_phone(tmp_path):
     finally:
         assert "Traceback" not in server.close()
     assert "With every card open: EW could have made it: trick 2, W's Q♦ instead of 10♦ keeps 7 points." in text
-    assert "** COSTLY, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points" in text
+    assert "Costly, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points" in text
+    assert "**" not in text and "1 points" not in text
+    amber = "rgb(245, 186, 38)"
+    marked = [(kind.split()[0], text) for kind, colour, edge, text in colours if colour == edge == amber]
+    assert marked == [
+        ("costly", "Costly, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points"),
+        ("verdict", "With every card open: EW could have made it: trick 2, W's Q♦ instead of 10♦ keeps 7 points."),
+    ]
+    assert all(colour != amber for kind, colour, _e, _t in colours if kind.split()[0] not in ("costly", "verdict"))
     assert wide[0] <= wide[1] == 390, wide

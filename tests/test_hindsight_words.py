@@ -8,7 +8,7 @@ import json
 
 from engine.record import read_hand
 from engine.solve import position_of, solve
-from shared.replay import hindsight_lines, replay_text, trick_lines
+from shared.replay import COSTLY, VERDICT, hindsight_lines, replay_text, trick_lines
 from tests.helpers import ROOT, clabber, write_json
 from tests.records import BELL_DECIDES, RENEGE, SET_BY_ONE_CARD, SET_IN_THE_CARDS
 
@@ -37,8 +37,10 @@ def test_a_set_one_card_caused_names_the_card_and_what_the_best_one_kept():
     text = replay_text(hand, rules)
     assert "With every card open: EW could have made it: trick 2, W's Q♦ instead of 10♦ keeps 7 points." in text
     # Marked under the card in its trick, and only there for EW.
-    trick_2 = "\n".join(trick_lines(hand, 2, rules))
-    assert "COSTLY, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points" in trick_2
+    trick_2 = trick_lines(hand, 2, rules)
+    assert "** COSTLY, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points" in "\n".join(map(str, trick_2))
+    (costly,) = [line for line in trick_2 if line.kind == COSTLY]  # the screens and pages mark it by its kind
+    assert costly.text == "Costly, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points"
     ew = [line for line in costly_lines(text) if "W's" in line or "E's" in line]
     assert len(ew) == 1
 
@@ -47,7 +49,9 @@ def test_a_make_the_bell_decides_is_in_the_cards():
     hand, rules = hand_of(BELL_DECIDES)
     lines = hindsight_lines(hand, rules)
     most = solve(position_of(hand, 0)).points[0]  # NS named trump
-    assert lines == [f"With every card open: NS could take {most} — the make was in the cards."]
+    assert [(line.text, line.kind) for line in lines] == [
+        (f"With every card open: NS could take {most} — the make was in the cards.", VERDICT)
+    ]
     assert most < 81  # the card points alone would set NS: the bell's 20 makes it
 
 
@@ -66,7 +70,7 @@ def test_nothing_is_said_of_a_quick_entry_or_of_a_hand_still_being_played(tmp_pa
     playing = {**SET_BY_ONE_CARD, "plays": SET_BY_ONE_CARD["plays"][:10]}
     hand, rules = hand_of(playing)
     assert hindsight_lines(hand, rules) == []
-    assert not costly_lines("\n".join(line for n in (1, 2, 3) for line in trick_lines(hand, n, rules)))
+    assert not costly_lines("\n".join(str(line) for n in (1, 2, 3) for line in trick_lines(hand, n, rules)))
 
 
 def test_clabber_solve_gives_each_teams_points_from_the_position_and_every_legal_card(tmp_path):

@@ -1,31 +1,27 @@
 """Replay for disputes: any hand of any game, trick by trick, with every renege shown, and for a hand
-entered card by card what best play with every card open gave (each team's first costly card marked)."""
+entered card by card what best play with every card open gave (each team's first costly card marked).
+
+Each line of a trick is a label of its own in a list a finger scrolls: a renege in the error colour,
+hindsight in amber, a card under its trick indented (its wrapped lines too)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
-from kivy.utils import escape_markup
+from kivy.uix.label import Label
 
-from kiosk.ui import theme
 from kiosk.ui.base import KioskScreen
+from kiosk.ui.widgets import unbroken
 from shared.present import corrections_said
-from shared.replay import OPEN, hindsight_lines, opening_lines, result_lines, trick_lines
+from shared.replay import Line, hindsight_lines, opening_lines, result_lines, trick_lines
 
 
-def _marked(lines: list[str]) -> str:
-    """The lines as markup: a renege in the error colour, hindsight (a costly card, what best play
-    gave) in amber, so neither is read as what happened at the table."""
-    out = []
-    for line in lines:
-        line = escape_markup(line)  # reasons are the table's words, shown as typed
-        if "RENEGE" in line:
-            line = f"[color={theme.hex_colour(theme.ERROR)}][b]{line.strip()}[/b][/color]"
-        elif "COSTLY" in line or line.startswith(OPEN):
-            line = f"[color={theme.hex_colour(theme.CHOSEN)}]{line.strip()}[/color]"
-        out.append(line)
-    return "\n".join(out)
+class ReplayLine(Label):
+    """One line of the replay, styled by its kind (shared/replay.py) and indented by its depth."""
+
+    kind = StringProperty("")
+    depth = NumericProperty(0)
 
 
 class ReplayScreen(KioskScreen):
@@ -36,7 +32,7 @@ class ReplayScreen(KioskScreen):
     trick_number = NumericProperty(0)  # 0: the opening (deal, bidding, melds)
     tricks = NumericProperty(0)
     title = StringProperty("")
-    body = StringProperty("")
+    body = StringProperty("")  # the lines shown, as plain text
     banner = StringProperty("")
     has_hands = BooleanProperty(False)
 
@@ -73,13 +69,15 @@ class ReplayScreen(KioskScreen):
 
     def _show(self) -> None:
         if not self.game_number:
-            self.title, self.body, self.banner, self.has_hands = "No games yet.", "", "", False
+            self.title, self.banner, self.has_hands = "No games yet.", "", False
+            self._lines([])
             return
         g = self.root_.table.game(self.game_number)
         self.has_hands = bool(g.hands)
         if not g.hands:
             self.title = f"Game {g.id}: {g.teams['NS']} v {g.teams['EW']} — no hands yet"
-            self.body, self.banner, self.tricks = "", "", 0
+            self.banner, self.tricks = "", 0
+            self._lines([])
             return
         entry = g.hands[self.hand_number - 1]
         hand = entry.hand
@@ -94,16 +92,26 @@ class ReplayScreen(KioskScreen):
         if self.trick_number == 0 or not self.tricks:
             lines = opening_lines(hand)
             if not hand.plays:
-                lines += ["Entered quickly:"] + [f"  {line}" for line in result_lines(hand, g.rules)]
+                entered = result_lines(hand, g.rules)
+                lines += [Line("Entered quickly:")] + [Line(x.text, x.kind, x.depth + 1) for x in entered]
             steps = [
                 f"{t['what']} {t['at'][11:16]} UTC from the {t['source']}"
                 + (f" ({t['reason']})" if t["reason"] else "")
                 for t in entry.trail()
             ]
-            lines.append("Trail: " + "; ".join(s for s in steps if not s.startswith("corrected")))
-            lines += corrections_said(entry)
-            self.body = _marked(lines)
+            lines.append(Line("Trail: " + "; ".join(s for s in steps if not s.startswith("corrected"))))
+            lines += [Line(c) for c in corrections_said(entry)]
         elif self.trick_number <= self.tricks:
-            self.body = _marked(trick_lines(hand, self.trick_number, g.rules))
+            lines = trick_lines(hand, self.trick_number, g.rules)
         else:
-            self.body = _marked(result_lines(hand, g.rules) + hindsight_lines(hand, g.rules))
+            lines = result_lines(hand, g.rules) + hindsight_lines(hand, g.rules)
+        self._lines(lines)
+
+    def _lines(self, lines: list[Line]) -> None:
+        """Shows ``lines`` in the list, from its top."""
+        self.body = "\n".join(line.text for line in lines)
+        box = self.ids.lines
+        box.clear_widgets()
+        for line in lines:
+            box.add_widget(ReplayLine(text=unbroken(line.text), kind=line.kind, depth=line.depth))
+        self.ids.scroll.scroll_y = 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
@@ -11,12 +12,10 @@ from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 
-# The letter keys: a keyboard's rows where the panel is wide enough for ten keys of 9 mm, else
-# the alphabet eight to a row.
-QWERTY = ("QWERTYUIOP", "ASDFGHJKL'", "ZXCVBNM-&.")
+# The letter keys, the same at both panel sizes: the alphabet eight to a row (ten keys of 9 mm do
+# not fit the 720 px of Touch Display 2, so a keyboard's rows cannot be the layout on both).
 ALPHABET = ("ABCDEFGH", "IJKLMNOP", "QRSTUVWX", "YZ'-&.")
 # For a web address and a code: digits and the address's signs, no space.
-ADDRESS_WIDE = ("1234567890", "QWERTYUIOP", "ASDFGHJKL:", "ZXCVBNM-./")
 ADDRESS = ("12345678", "90-./:", "ABCDEFGH", "IJKLMNOP", "QRSTUVWX", "YZ")
 
 
@@ -95,21 +94,10 @@ class Keyboard(GridLayout):
         if self.typist is not None:
             self.build()
 
-    def on_size(self, *_: Any) -> None:
-        wide = self.width >= 10 * _target_px() + 40
-        if getattr(self, "_wide", None) != wide and self.typist is not None:
-            self.build()
-
     def build(self) -> None:
         self.clear_widgets()
-        self._wide = self.width >= 10 * _target_px() + 40
         typist = self.typist
-        rows: tuple[str, ...]
-        if self.keys == "address":
-            rows = ADDRESS_WIDE if self._wide else ADDRESS
-        else:
-            rows = QWERTY if self._wide else ALPHABET
-        for letters in rows:
+        for letters in ADDRESS if self.keys == "address" else ALPHABET:
             row = BoxLayout(spacing=4)
             for k in letters:
                 key = Big(text=k)
@@ -123,10 +111,24 @@ class Keyboard(GridLayout):
             (self.last_key, lambda *_: typist.next_field()),
         ]
         for label, fn in last[1:] if self.keys == "address" else last:
-            b = Big(text=label)
+            b = Big(text=label, font_size=_word_key_font() if len(label) > 1 else _key_font())
             b.bind(on_release=fn)
             row.add_widget(b)
         self.add_widget(row)
+
+
+# A seat and its card ("E 10♠", "W's Q♦"), a seat and its team ("N (NS)"), a number and its unit
+# ("24 points"): a reader needs each on one line, so their space does not break.
+_TOGETHER = re.compile(
+    r"(?<!\w)([NESW](?:'s)?) (?=(?:10|[AKQJ9])[♠♥♦♣])"
+    r"|(?<!\w)([NESW]) (?=\((?:NS|EW)\))"
+    r"|(?<![\w.])(\d+) (?=(?:points?|games?|hands?|deals)(?!\w))"
+)
+
+
+def unbroken(text: str) -> str:
+    """``text`` with a no-break space where a line must not break (see ``_TOGETHER``)."""
+    return _TOGETHER.sub(lambda m: next(g for g in m.groups() if g is not None) + "\u00a0", text)
 
 
 def seat_label(name: str) -> str:
@@ -176,10 +178,17 @@ class SeatButton(Big):
         self.text = self.seat + ("\n" if self.below else " ") + f"[size={int(theme.small())}]{shown}[/size]"
 
 
-def _target_px() -> float:
+def _word_key_font() -> float:
+    """A key with a word on it (space, next field): the words at the smallest size, clear of its edges."""
     from kiosk.ui import theme
 
-    return theme.target()
+    return theme.small()
+
+
+def _key_font() -> float:
+    from kiosk.ui import theme
+
+    return theme.body()
 
 
 class Compass(FloatLayout):

@@ -39,7 +39,7 @@ from shared.http.headers import Hardened, content_security_policy
 from shared.http.server import guarded_server, run
 from shared.present import corrections_of, hand_summary
 from shared.present import rows as sheet_rows
-from shared.replay import replay_text
+from shared.replay import replay_lines
 from shared.share import qr_svg, result_of, result_url, viewer_link
 from shared.stats import Tally, as_cells, view
 
@@ -240,7 +240,7 @@ def view_of(game: GameState, site: Site) -> dict[str, Any]:
     hands = [
         {
             "number": row.number,
-            "text": replay_text(entry.hand, game.rules),
+            "lines": replay_lines(entry.hand, game.rules),
             "summary": hand_summary(row),
             "corrected": bool(entry.corrections),
         }

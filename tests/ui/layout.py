@@ -271,13 +271,13 @@ def _label_faults(where: str, w: Label, view: Rect) -> list[str]:
 
 
 def _more_below(w: Any, r: Rect, view: Rect) -> bool:
-    """``r`` is cut only at the foot of the list around ``w``, the list scrolls on below it, and a
-    finger dragging the list up brings the line into view."""
+    """``r`` is cut only at the foot of the list around ``w``, the list scrolls on below it, and
+    fingers dragging the list up reach its foot."""
     p = _list_of(w)
     if p is None or p.viewport_size[1] <= p.height or p.scroll_y <= 0.001:
         return False
     inside_but_foot = (r[0], max(r[1], view[1]), r[2], r[3])
-    return r[1] < view[1] and _inside(inside_but_foot, view) and finger_reaches(p, w, view[1] - r[1])
+    return r[1] < view[1] and _inside(inside_but_foot, view) and finger_reaches(p)
 
 
 def _list_of(w: Any) -> ScrollView | None:
@@ -290,36 +290,55 @@ def _list_of(w: Any) -> ScrollView | None:
 _reached: dict[tuple[int, float, float], bool] = {}
 
 
-def finger_reaches(sv: ScrollView, w: Any, below: float) -> bool:
-    """A finger dragged up the list by a little more than ``below`` pixels brings the foot of ``w``
-    into view (as a finger does it: a touch, moves 20 ms apart, a lift); the list is put back after.
+def finger_reaches(sv: ScrollView) -> bool:
+    """Fingers dragging the list up, a drag after another, bring its foot into view: it can be
+    read to its end by touch, as a table reads it (a touch, moves 20 ms apart, a lift; whatever the
+    list does after a lift, a glide or a bounce back, allowed to end). The list is put back after.
     Asked once for a list of a given size."""
     key = (id(sv), float(sv.height), float(sv.viewport_size[1]))
-    if key in _reached:
-        return _reached[key]
-    from kivy.base import EventLoop
+    if key not in _reached:
+        before = sv.scroll_y
+        _reached[key] = _drag_to_foot(sv)
+        if sv.effect_y is not None:
+            sv.effect_y.velocity = 0
+        for _ in range(3):  # back where it was, and staying there, before anything else is measured
+            sv.scroll_y = before
+            _idle(1)
+    return _reached[key]
+
+
+def _drag_to_foot(sv: ScrollView) -> bool:
     from kivy.tests.common import UnitTestTouch
 
-    before = sv.scroll_y
-    x, y0 = sv.to_window(sv.center_x, sv.y + sv.height * 0.25)
-    distance = min(below + 12, sv.height * 0.7)
-    touch = UnitTestTouch(x, y0)
-    touch.touch_down()
-    steps = max(4, int(distance // 12))
-    for i in range(1, steps + 1):
-        time.sleep(0.02)
-        touch.touch_move(x, y0 + distance * i / steps)
+    x, y0 = sv.to_window(sv.center_x, sv.y + sv.height * 0.2)
+    distance = sv.height * 0.6
+    last = None
+    for _drag in range(8):
+        if sv.scroll_y <= 0.001:
+            return True
+        if last is not None and abs(sv.scroll_y - last) < 1e-4:
+            return False  # the drag moved nothing
+        last = sv.scroll_y
+        touch = UnitTestTouch(x, y0)
+        touch.touch_down()
+        for i in range(1, 11):
+            time.sleep(0.02)
+            touch.touch_move(x, y0 + distance * i / 10)
+            _idle(1)
+        touch.touch_up()
+        for _ in range(100):
+            _idle(1)
+            time.sleep(0.01)
+            if sv.effect_y is None or abs(sv.effect_y.velocity) < 0.5:
+                break
+    return sv.scroll_y <= 0.001
+
+
+def _idle(frames: int) -> None:
+    from kivy.base import EventLoop
+
+    for _ in range(frames):
         EventLoop.idle()
-    touch.touch_up()
-    for _ in range(40):  # whatever the list does after the lift (a glide, a bounce back) ends
-        EventLoop.idle()
-        time.sleep(0.01)
-    foot = w.to_window(w.x, w.y)[1]
-    reached = foot >= box(sv)[1] - SLACK or sv.scroll_y <= 0.001
-    sv.scroll_y = before
-    EventLoop.idle()
-    _reached[key] = reached
-    return reached
 
 
 def _scroll_bar_faults(where: str, sv: ScrollView) -> list[str]:

@@ -325,8 +325,8 @@ def test_a_corrected_hand_is_marked_on_the_sheet_and_its_old_values_are_in_the_t
     row = kiosk.widget("rows").data[0]
     assert row["head"].startswith("1✎") and row["corrected"]
     kiosk.tap("replay")
-    assert "corrected " in kiosk.text("body")
-    assert "(points entered wrong): points NS 70, EW 92 → NS 100, EW 62" in kiosk.text("body")
+    assert "corrected " in kiosk.screen.body
+    assert "(points entered wrong): points NS 70, EW 92 → NS 100, EW 62" in kiosk.screen.body
 
 
 def test_quick_entry_records_round_2_and_the_up_card_when_the_table_wants(kiosk):

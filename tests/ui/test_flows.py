@@ -213,16 +213,16 @@ def test_replay_steps_through_a_hand_with_its_renege(kiosk):
     assert "RENEGE by EW in trick 2" in kiosk.text("banner")
     kiosk.tap("next_trick")
     kiosk.tap("next_trick")
-    assert "Trick 2: N leads" in kiosk.text("body") and "must trump, holding 10♥" in kiosk.text("body")
+    assert "Trick 2: N leads" in kiosk.screen.body and "must trump, holding 10♥" in kiosk.screen.body
     kiosk.tap("prev_trick")
-    assert "Trick 1: E leads" in kiosk.text("body")
+    assert "Trick 1: E leads" in kiosk.screen.body
 
 
 def test_replay_of_a_quick_hand_shows_its_entry_and_trail(kiosk):
     start_game(kiosk)
     quick_hand(kiosk, "E", "H", "70", team="NS")
     kiosk.tap("replay")
-    body = kiosk.text("body")
+    body = kiosk.screen.body
     assert "Entered quickly" in body and "entered" in body and "confirmed" in body and E == 1
 
 
