@@ -13,8 +13,9 @@ CORRECTED = "✎"  # the mark of a row the owner corrected (the replay's trail s
 
 
 def cell(s: Any, team: int) -> str:
-    """A team's cell: its mark (XX set, - nothing scored), else its score; a row with no score is 0."""
-    return s.marks[team] or str(s.score[team])
+    """A team's cell as the paper sheet has it: its mark (XX set), - for nothing scored (a pass-out's
+    and a void hand's too), else its score."""
+    return s.marks[team] or ("-" if s.score[team] == 0 else str(s.score[team]))
 
 
 def notes(row: Any) -> list[str]:
@@ -35,7 +36,9 @@ def notes(row: Any) -> list[str]:
 
 
 def rows(state: Any) -> list[dict[str, Any]]:
-    """The sheet's rows: number, dealer, each team's cell and whether it is a set, the check, notes."""
+    """The sheet's rows: number, dealer, each team's cell and whether it is a set, the two check
+    columns (this hand's two scores added, and every hand's so far: the two running totals added),
+    notes."""
     out = []
     for row, hand in zip(state.sheet.rows, state.hands, strict=False):
         s = row.score
@@ -47,6 +50,7 @@ def rows(state: Any) -> list[dict[str, Any]]:
                 "ew": cell(s, 1),
                 "set": [s.marks[t] == "XX" for t in (0, 1)],
                 "check": s.in_play,
+                "so_far": sum(row.totals),
                 "notes": notes(row),
                 "corrected": bool(hand.corrections),
             }
@@ -55,24 +59,20 @@ def rows(state: Any) -> list[dict[str, Any]]:
 
 
 def sheet_lines(state: Any) -> list[dict[str, Any]]:
-    """The sheet's rows for the kiosk's list; a row with two notes is two lines high (``lines``)."""
-    lines = []
-    for r in rows(state):
-        mark = CORRECTED if r["corrected"] else ""
-        lines.append(
-            {
-                "number": str(r["number"]),
-                "head": f"{r['number']}{mark} {r['dealer']}",
-                "ns": r["ns"],
-                "ew": r["ew"],
-                "check": str(r["check"]),
-                "note": "\n".join(r["notes"]),
-                "lines": max(1, 2 * len(r["notes"])),
-                "corrected": r["corrected"],
-            }
-        )
-        # (a note may take two lines in its narrow column: ``lines`` counts two for each)
-    return lines
+    """The sheet's rows for the kiosk's list, its texts as shown; ``notes`` a list of the row's notes."""
+    return [
+        {
+            "number": str(r["number"]),
+            "head": f"{r['number']} {r['dealer']}",
+            "ns": r["ns"],
+            "ew": r["ew"],
+            "check": str(r["check"]),
+            "so_far": str(r["so_far"]),
+            "notes": r["notes"] + ([f"{CORRECTED} corrected"] if r["corrected"] else []),
+            "corrected": r["corrected"],
+        }
+        for r in rows(state)
+    ]
 
 
 def hand_summary(row: Any) -> str:

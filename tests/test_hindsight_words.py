@@ -38,7 +38,9 @@ def test_a_set_one_card_caused_names_the_card_and_what_the_best_one_kept():
     assert "With every card open: EW could have made it: trick 2, W's Q♦ instead of 10♦ keeps 7 points." in text
     # Marked under the card in its trick, and only there for EW.
     trick_2 = trick_lines(hand, 2, rules)
-    assert "** COSTLY, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points" in "\n".join(map(str, trick_2))
+    assert "** COSTLY, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points" in "\n".join(
+        map(str, trick_2)
+    )
     (costly,) = [line for line in trick_2 if line.kind == COSTLY]  # the screens and pages mark it by its kind
     assert costly.text == "Costly, with every card open: trick 2, W's Q♦ instead of 10♦ keeps 7 points"
     ew = [line for line in costly_lines(text) if "W's" in line or "E's" in line]

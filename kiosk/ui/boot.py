@@ -16,9 +16,10 @@ __all__ = ["Display", "configure", "font_path"]
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"))
 
 
-def font_path(bold: bool = False) -> str:
-    """DejaVu Sans, which has the suit symbols Kivy's own font lacks."""
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+def font_path(bold: bool = False, mono: bool = False) -> str:
+    """DejaVu Sans, which has the suit symbols Kivy's own font lacks; ``mono``: DejaVu Sans Mono,
+    for a link to be typed (its l, I and 1, O and 0 told apart)."""
+    name = ("DejaVuSansMono" if mono else "DejaVuSans") + ("-Bold.ttf" if bold else ".ttf")
     for folder in FONT_DIRS:
         if (folder / name).is_file():
             return str(folder / name)

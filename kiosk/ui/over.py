@@ -35,6 +35,7 @@ class OverScreen(KioskScreen):
     qr_text = StringProperty("The result's QR code appears here.")
     ns_total = StringProperty("")
     ew_total = StringProperty("")
+    winner = StringProperty("")  # "NS", "EW", "tie" or "": the W goes in the winner's column
     ruling = StringProperty("")  # an organiser's ruling on this league game
     standings_url = StringProperty("")  # the league's home page, for a league game
     showing_standings = BooleanProperty(False)
@@ -55,13 +56,14 @@ class OverScreen(KioskScreen):
         elif g.winner == "tie":
             self.headline = f"A tie: {t[0]} – {t[1]}"
         elif g.winner in ("NS", "EW"):
-            win, lose = (g.teams["NS"], g.teams["EW"]) if g.winner == "NS" else (g.teams["EW"], g.teams["NS"])
+            win = g.teams[g.winner]
             hi, lo = max(t), min(t)
-            self.headline = f"{win} win {hi} – {lo} over {lose}"
+            self.headline = f"{win} win {hi} – {lo}"
         else:
             self.headline = f"Game ended at {t[0]} – {t[1]}"
         self.ns_total, self.ew_total = str(t[0]), str(t[1])
-        self.ids.rows.data = with_heights(sheet_lines(g))
+        self.winner = g.winner or ""
+        self.ids.rows.data = with_heights(sheet_lines(g), self.landscape)
         # Once the rows are laid out: the last hand (the one that won) in view.
         Clock.schedule_once(lambda _dt: scroll_to_end(self.ids.rows), 0)
         scroll_to_end(self.ids.rows)
@@ -103,10 +105,34 @@ class OverScreen(KioskScreen):
         url = self.standings_url if standings and self.standings_url else self.game_url
         self.showing_standings = url == self.standings_url
         self.ids.qr.texture = qr_texture(url)
-        if not self.standings_url:
-            self.qr_text = url
-        else:  # the league's addresses are long: say what the code opens
-            self.qr_text = "standings" if self.showing_standings else "this game"
+        self._url = url
+        self._caption()
+
+    def _caption(self, *_: Any) -> None:
+        """The QR code's link written in full under it, to type where a phone cannot scan: without
+        its scheme (a browser adds it), in a face that tells l from I and 0 from O, its address and
+        its path on lines of their own where one line is too narrow; a league's says what it opens."""
+        from kivy.core.text import Label as CoreLabel
+
+        from kiosk.ui import theme
+        from kiosk.ui.boot import font_path
+
+        def fits(text: str) -> bool:
+            core = CoreLabel(text=text, font_size=theme.small(), font_name=font_path(mono=True))
+            core.refresh()
+            return bool(core.content_width <= self.ids.qr_text.width - 4)
+
+        said = getattr(self, "_url", "").split("://", 1)[-1]
+        lines: list[str] = []
+        for part in said.replace("/", "\n/").split("\n"):  # broken only before a slash
+            if lines and fits(lines[-1] + part):
+                lines[-1] += part
+            else:
+                lines.append(part)
+        caption = "\n".join(lines)
+        if self.standings_url:
+            caption = ("standings" if self.showing_standings else "this game") + ":\n" + caption
+        self.qr_text = caption
 
     _failed: Any = None  # the receipt that did not print, for a retry
 

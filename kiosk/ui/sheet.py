@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kivy.properties import BooleanProperty, DictProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from engine.seats import seat_name
@@ -14,16 +14,55 @@ from shared.present import sheet_lines
 
 
 class SheetLine(BoxLayout):
-    """One hand on the sheet."""
+    """One hand on the sheet: its number and dealer, each team's cell, the two check columns, and its
+    notes on a line under it."""
 
     number = StringProperty("")
     head = StringProperty("")  # the hand's number, a correction's mark, the dealer
     ns = StringProperty("")
     ew = StringProperty("")
-    check = StringProperty("")
+    check = StringProperty("")  # this hand's two scores added
+    so_far = StringProperty("")  # every hand's so far: the two running totals added
     note = StringProperty("")
-    lines = NumericProperty(1)
     corrected = BooleanProperty(False)
+    landscape = BooleanProperty(True)
+
+
+def columns(landscape: bool) -> dict[str, float]:
+    """The widths of the sheet's fixed columns, the same in its headings, rows and totals row (the
+    two teams share what is left); a row's notes go on a line under it."""
+    from kiosk.ui import theme
+
+    if landscape:
+        return {"head": theme.mm(13), "check": theme.mm(12), "so_far": theme.mm(13)}
+    return {"head": theme.mm(14), "check": theme.mm(13), "so_far": theme.mm(13)}
+
+
+def w_mark(landscape: bool) -> str:
+    """The winner's W beside their total, a size smaller than it (so "551 W" fits the column)."""
+    return f"\u2009[size={int(score_font(landscape) * 0.7)}]W[/size]"  # a thin space: it is the total's mark
+
+
+def gutter() -> float:
+    """Room at the sheet's right for its scroll bar: no text runs under it."""
+    from kiosk.ui import theme
+
+    return theme.mm(2.2)
+
+
+def score_font(landscape: bool) -> float:
+    """The teams' scores in a row: large on the 7" display; a size smaller on Touch Display 2, where
+    eight rows must fit beside the seat buttons."""
+    from kiosk.ui import theme
+
+    return theme.large() if landscape else theme.cap(4.0)
+
+
+def row_height(landscape: bool) -> float:
+    """A row with no notes: its scores' line."""
+    from kiosk.ui import theme
+
+    return theme.line(score_font(landscape)) - (0 if landscape else 4)
 
 
 def scroll_to_end(rows: Any) -> None:
@@ -38,7 +77,7 @@ def scroll_to_end(rows: Any) -> None:
         if layout is None:
             return
         if sum(heights) <= rows.height:
-            layout.padding = 0
+            layout.padding = [0, 0, gutter(), 0]
             rows.scroll_y = 1
             return
         shown = 0.0
@@ -46,7 +85,7 @@ def scroll_to_end(rows: Any) -> None:
             if shown + h > rows.height:
                 break
             shown += h
-        layout.padding = [0, 0, 0, rows.height - shown]
+        layout.padding = [0, 0, gutter(), rows.height - shown]
         rows.scroll_y = 0
 
     scroll()
@@ -63,12 +102,20 @@ def ruling_of(table: Any, g: Any) -> str:
     return ruling_line(table.rulings().get(str(g.id)), g.league, table.tonight())
 
 
-def with_heights(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each row as tall as its notes need (the rows' layout reads ``height`` from the data)."""
+def with_heights(lines: list[dict[str, Any]], landscape: bool) -> list[dict[str, Any]]:
+    """The rows for the list: each as tall as it is shown (the rows' layout reads ``height`` from the
+    data), its notes on one line under it."""
     from kiosk.ui import theme
 
+    note_line = theme.line(theme.small()) - 4
     return [
-        {**line, "height": max(theme.line(theme.large()), theme.line(theme.small(), line["lines"]))} for line in lines
+        {
+            **{k: v for k, v in line.items() if k != "notes"},
+            "note": " · ".join(line["notes"]),
+            "height": row_height(landscape) + (note_line if line["notes"] else 0),
+            "landscape": landscape,
+        }
+        for line in lines
     ]
 
 
@@ -85,12 +132,16 @@ class SheetScreen(KioskScreen):
     def show(self, **options: Any) -> None:
         self.update()
 
+    def on_landscape(self, *_: Any) -> None:
+        if self.root_ is not None:
+            self.update()
+
     def update(self) -> None:
         g = self.game
         if g is None:
             return
         rows = self.ids.rows
-        lines = with_heights(sheet_lines(g))
+        lines = with_heights(sheet_lines(g), self.landscape)
         if len(lines) > len(rows.data) and lines[: len(rows.data)] == list(rows.data):
             rows.data.extend(lines[len(rows.data) :])  # only the new hand is laid out and drawn
         elif lines != list(rows.data):

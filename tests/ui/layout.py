@@ -243,9 +243,10 @@ def _label_faults(where: str, w: Label, view: Rect) -> list[str]:
         found.append(f"{name}: text {over_y:.0f} px taller than its box")
     if w.text_size[1] is not None and w.text_size[0] is not None and not w.shorten:
         from kivy.core.text import Label as CoreLabel
+        from kivy.core.text.markup import MarkupLabel
 
         # A fixed box drops the lines that do not fit: measure the text with the height free.
-        core = CoreLabel(
+        core = (MarkupLabel if w.markup else CoreLabel)(
             text=w.text,
             markup=w.markup,
             font_size=w.font_size,
@@ -390,11 +391,21 @@ def _number_faults(where: str, drawn: list[tuple[Any, list[Rect]]]) -> list[str]
                 continue  # not on one line
             gap = rr[0] - lr[2]
             em = min(float(left.font_size), float(right.font_size))
-            if -SLACK <= gap < 0.6 * em:
+            if -SLACK <= gap < 0.6 * em and not _ruled(drawn, lr, rr):
                 found.append(
                     f"{where}: {text_of(left)!r} and {text_of(right)!r} are {gap:.0f} px apart: they read as one number"
                 )
     return found
+
+
+def _ruled(drawn: list[tuple[Any, list[Rect]]], left: Rect, right: Rect) -> bool:
+    """A rule is drawn between two numbers on one line (as the paper sheet's columns are ruled)."""
+    for w, inks in drawn:
+        if _is_shape(w) and not isinstance(w, Image):
+            for x0, y0, x1, y1 in inks:
+                if x0 >= left[2] - SLACK and x1 <= right[0] + SLACK and min(y1, left[3]) - max(y0, left[1]) > 0:
+                    return True
+    return False
 
 
 def _edge_faults(where: str, w: Button) -> list[str]:

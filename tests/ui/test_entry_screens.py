@@ -323,7 +323,7 @@ def test_a_corrected_hand_is_marked_on_the_sheet_and_its_old_values_are_in_the_t
     kiosk.tap("done")
     kiosk.tap_exact("points entered wrong")
     row = kiosk.widget("rows").data[0]
-    assert row["head"].startswith("1✎") and row["corrected"]
+    assert row["note"] == "✎ corrected" and row["corrected"]  # the mark on a line under the row
     kiosk.tap("replay")
     assert "corrected " in kiosk.screen.body
     assert "(points entered wrong): points NS 70, EW 92 → NS 100, EW 62" in kiosk.screen.body
