@@ -123,12 +123,15 @@ class OverScreen(KioskScreen):
             return bool(core.content_width <= self.ids.qr_text.width - 4)
 
         said = getattr(self, "_url", "").split("://", 1)[-1]
-        lines: list[str] = []
-        for part in said.replace("/", "\n/").split("\n"):  # broken only before a slash
-            if lines and fits(lines[-1] + part):
-                lines[-1] += part
-            else:
-                lines.append(part)
+        host, slash, path = said.partition("/")
+        lines = [said] if fits(said) else [host, slash + path]
+        if not fits(lines[-1]):  # a path wider than the column: broken only before a slash
+            lines = lines[:1]
+            for part in (slash + path).replace("/", "\n/").split("\n")[1:]:
+                if len(lines) > 1 and fits(lines[-1] + part):
+                    lines[-1] += part
+                else:
+                    lines.append(part)
         caption = "\n".join(lines)
         if self.standings_url:
             caption = ("standings" if self.showing_standings else "this game") + ":\n" + caption

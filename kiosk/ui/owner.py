@@ -314,7 +314,7 @@ class OwnerScreen(KioskScreen):
         widths: list[float | None] = [None]
         for j in (1, 2, 3):
             texts = [(row[j], i == 0) for i, row in enumerate(self.stats_rows)]
-            widths.append(max(text_width(t, T.small(), bold=b) for t, b in texts) + T.mm(2))
+            widths.append(max(text_width(t, T.small(), bold=b) for t, b in texts) + T.mm(5))  # apart: "1 1" is not 11
         one = T.line(T.small())
         for i, row in enumerate(self.stats_rows):
             line = BoxLayout(size_hint_y=None, height=one)
@@ -340,6 +340,9 @@ class OwnerScreen(KioskScreen):
     def _show_league(self) -> bool:
         status = self.table.league_status()
         said, lines = sync_words(status, self.table.clock())
+        from kiosk.ui.widgets import unbroken
+
+        said, lines = unbroken(said), [unbroken(line) for line in lines]
         self.league_said, self.league_lines, self.league_good = said, "\n".join(lines), all_sent(status)
         return status["league"] is not None
 

@@ -40,7 +40,10 @@ def columns(landscape: bool) -> dict[str, float]:
 
 def w_mark(landscape: bool) -> str:
     """The winner's W beside their total, a size smaller than it (so "551 W" fits the column)."""
-    return f"\u2009[size={int(score_font(landscape) * 0.7)}]W[/size]"  # a thin space: it is the total's mark
+    from kiosk.ui import theme
+
+    size = int(max(theme.small(), score_font(landscape) * 0.7))
+    return f"\u2009[size={size}]W[/size]"  # a thin space: it is the total's mark
 
 
 def gutter() -> float:

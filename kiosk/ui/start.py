@@ -75,7 +75,9 @@ class StartScreen(KioskScreen):
         return "tonight" if self.tonight.joined else "home"
 
     def on_tonight(self, _w: Any, view: Tonight) -> None:
-        self.league_note = view.note
+        from kiosk.ui.widgets import unbroken
+
+        self.league_note = unbroken(view.note)
         self.league_teams = len(view.teams) >= 2
         grid = self.ids.meetings
         grid.clear_widgets()

@@ -15,7 +15,8 @@ from kivy.uix.label import Label
 # The letter keys, the same at both panel sizes: the alphabet eight to a row (ten keys of 9 mm do
 # not fit the 720 px of Touch Display 2, so a keyboard's rows cannot be the layout on both).
 ALPHABET = ("ABCDEFGH", "IJKLMNOP", "QRSTUVWX", "YZ'-&.")
-# For a web address and a code: digits and the address's signs, no space.
+# For a web address and a code: digits and the address's signs, no space; its last letters share
+# the row of the last keys.
 ADDRESS = ("12345678", "90-./:", "ABCDEFGH", "IJKLMNOP", "QRSTUVWX", "YZ")
 
 
@@ -97,7 +98,9 @@ class Keyboard(GridLayout):
     def build(self) -> None:
         self.clear_widgets()
         typist = self.typist
-        for letters in ADDRESS if self.keys == "address" else ALPHABET:
+        address = self.keys == "address"
+        rows = ADDRESS if address else ALPHABET
+        for letters in rows[:-1] if address else rows:
             row = BoxLayout(spacing=4)
             for k in letters:
                 key = Big(text=k)
@@ -105,6 +108,10 @@ class Keyboard(GridLayout):
                 row.add_widget(key)
             self.add_widget(row)
         row = BoxLayout(spacing=4)
+        for k in rows[-1] if address else "":
+            key = Big(text=k)
+            key.bind(on_release=lambda b: typist.type(b.text))
+            row.add_widget(key)
         last = [
             ("space", lambda *_: typist.type("space")),
             ("⌫", lambda *_: typist.type("⌫")),
@@ -112,6 +119,8 @@ class Keyboard(GridLayout):
         ]
         for label, fn in last[1:] if self.keys == "address" else last:
             b = Big(text=label, font_size=_word_key_font() if len(label) > 1 else _key_font())
+            if address and len(label) > 1:
+                b.size_hint_x = 2  # the words beside the letters' keys
             b.bind(on_release=fn)
             row.add_widget(b)
         self.add_widget(row)
@@ -152,6 +161,31 @@ def fit(text: str, font_size: float, width: float) -> str:
     return text[:low].rstrip() + "…"
 
 
+class NameLabel(Label):
+    """A name as the kiosk shortens every name: whole where it fits, else cut to the room there is
+    and ended with "…" (``fit``). ``room``: the pixels it may take (0: its own width); ``hug``: as
+    wide as what it shows, so a tag beside it stays beside it."""
+
+    name = StringProperty("")
+    room = NumericProperty(0)
+    hug = BooleanProperty(False)
+
+    def on_kv_post(self, base: Any) -> None:
+        self.bind(name=self._fit, room=self._fit, font_size=self._fit, hug=self._fit, width=self._width)
+        self._fit()
+
+    def _width(self, *_: Any) -> None:
+        if not self.hug and not self.room:
+            self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        room = self.room or self.width
+        self.text = fit(self.name, self.font_size, room - 2) if room > 2 else ""
+        if self.hug:
+            self.size_hint_x = None
+            self.width = text_width(self.text, self.font_size) + 2
+
+
 class SeatButton(Big):
     """A seat's button: its letter, and the player's first name under it (``below``) or beside it,
     shortened with "…" where the button is too narrow; never split in the middle of a word."""
@@ -189,6 +223,10 @@ def _key_font() -> float:
     from kiosk.ui import theme
 
     return theme.body()
+
+
+LIGHT_MM, LIGHT_GAP_MM = 2.2, 1.3  # a seat light, and how far each sits from the compass's centre
+COMPASS_MM = 2 * (LIGHT_GAP_MM + 0.3 + LIGHT_MM) + 0.9  # the compass's width: W's light to E's, and a margin
 
 
 class Compass(FloatLayout):
@@ -246,7 +284,7 @@ def centre_width(lights: bool) -> float:
 
     badge = text_width(badge_markup("W deals"), theme.small(), markup=True) + theme.mm(2) + 4
     if lights:
-        badge += theme.mm(9) + theme.mm(1)
+        badge += theme.mm(COMPASS_MM) + theme.mm(1)
     trump = text_width("trump", theme.small()) + theme.mm(1.5)
     return round(badge + theme.mm(1) + trump)
 
@@ -281,8 +319,11 @@ class Header(BoxLayout):
         centre.parent.remove_widget(centre)
         if portrait:
             ids.lower.add_widget(centre)
-            centre.size_hint_x = 1
-            ids.lower.height = theme.line(theme.body()) + theme.mm(2)
+            centre.size_hint_x, centre.padding = 1, 0  # the row's own padding is enough
+            # as tall as the seat lights drawn in it, so none sticks out of the badge
+            ids.lower.height = max(theme.line(theme.body()), theme.mm(2 * (LIGHT_GAP_MM + LIGHT_MM) + 0.5)) + theme.mm(
+                2
+            )
             ids.dealer_badge.row = True
             for side, names in ((ids.ns_side, ids.ns_names), (ids.ew_side, ids.ew_names)):
                 side.orientation = "vertical"
@@ -290,11 +331,10 @@ class Header(BoxLayout):
                 side.add_widget(names, index=len(side.children))  # the names above the total
                 names.orientation, names.size_hint_y, names.height = "horizontal", None, theme.line(theme.small())
             ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = 1
-            ids.ns_team.size_hint_x, ids.ns_team.width = None, theme.mm(9)
             self.full_height = theme.line(theme.total()) + theme.line(theme.small()) + ids.lower.height
         else:
             ids.scores.add_widget(centre, index=1)
-            centre.size_hint_x = None
+            centre.size_hint_x, centre.padding = None, (0, theme.mm(1))
             ids.lower.height = 0
             ids.dealer_badge.row = False
             for side, names, first in ((ids.ns_side, ids.ns_names, True), (ids.ew_side, ids.ew_names, False)):
@@ -303,7 +343,6 @@ class Header(BoxLayout):
                 side.add_widget(names, index=len(side.children) if first else 0)
                 names.orientation, names.size_hint_y = "vertical", 1
             ids.ns_total.size_hint_x = ids.ew_total.size_hint_x = None
-            ids.ns_team.size_hint_x = 1
             self.full_height = theme.line(theme.total())
         if self.height:
             self.height = self.full_height

@@ -97,7 +97,8 @@ class Kiosk:
         raise KeyError(f"no widget {name!r} on the {self.root.manager.current} screen")
 
     def text(self, name: str) -> str:
-        return self.widget(name).text
+        """A widget's text as a player reads it (a no-break space is a space)."""
+        return str(self.widget(name).text).replace("\u00a0", " ")
 
     def _popups(self) -> list[Any]:
         from kivy.uix.modalview import ModalView
@@ -134,9 +135,33 @@ class Kiosk:
         """Fails when the screen as drawn now has a layout fault a player would see."""
         from tests.ui.layout import problems
 
-        self.frames(1)
+        self.settle()
         found = problems(f"{Window.width}x{Window.height} {self.where()}")
         assert not found, f"{how}:\n" + "\n".join(dict.fromkeys(found))
+
+    def settle(self, most: int = 8) -> None:
+        """Frames until the layout stops moving (a text that changed its size moves its neighbours
+        a frame or two later): what a player sees once it is drawn."""
+
+        from kivy.uix.label import Label
+
+        def where() -> list[tuple[float, ...]]:
+            found = []
+            for child in Window.children:
+                for w in child.walk(restrict=True):
+                    if isinstance(w, Label):
+                        w.texture_update()  # a text just changed: its new size, now
+                    found.append((*w.pos, *w.size))
+            return found
+
+        before, still = where(), 0
+        for _ in range(most):
+            self.frames(1)
+            now = where()
+            still = still + 1 if now == before else 0
+            if still == 2:
+                return
+            before = now
 
     def press_key(self, key: int, scancode: int = 0, text: str | None = None) -> None:
         """A key on a USB keyboard, down and up, dispatched as SDL's window dispatches it."""

@@ -213,6 +213,9 @@ def problems(where: str) -> list[str]:
                 found.append(f"{_name(where, w)}: off the screen")
             if isinstance(w, Button) and text_of(w).strip():
                 found += _edge_faults(where, w)
+            shape = _is_shape(w) and not isinstance(w, (Button, Image)) and w.parent is not None
+            if shape and not _inside(box(w), box(w.parent)):  # a seat light sticking out of the badge
+                found.append(f"{_name(where, w)}: drawn outside the {type(w.parent).__name__} that holds it")
             if isinstance(w, Label) and text_of(w).strip():
                 found += _label_faults(where, w, view)
     for layer in layers():
@@ -360,7 +363,8 @@ def _scroll_bar_faults(where: str, sv: ScrollView) -> list[str]:
 
 
 def _room_faults(where: str, sv: ScrollView) -> list[str]:
-    """A list of rows that holds fewer of its usual rows than it should (``least_rows``)."""
+    """A list of rows that has room for fewer of its rows than it should show (``least_rows``, or
+    all of them where it has fewer): a list that hides rows while it could have shown them."""
     least = int(getattr(sv, "least_rows", 0) or 0)
     layout = getattr(sv, "layout_manager", None)
     if not least or layout is None:
@@ -368,9 +372,12 @@ def _room_faults(where: str, sv: ScrollView) -> list[str]:
     row = float(layout.default_size[1] or 0)
     if row <= 0:
         return []
+    rows = len(getattr(sv, "data", ()) or ())
     room = int((sv.height + SLACK) // row)
-    if room < least:
-        return [f"{where}: {type(sv).__name__} holds {room} rows of {row:.0f} px, not the {least} it should"]
+    if room < min(least, rows):
+        return [
+            f"{where}: {type(sv).__name__} holds {room} of its {rows} rows of {row:.0f} px, not the {least} it should"
+        ]
     return []
 
 
@@ -462,7 +469,9 @@ _COLOUR = re.compile(r"\[color=#?([0-9a-fA-F]{6})\]")
 def text_colours(label: Label) -> list[tuple[float, ...]]:
     """The colours a label's text is drawn in: its own, and any its markup gives."""
     base = label.disabled_color if label.disabled else label.color
-    colours = [tuple(base)] if not label.markup or not label.text.startswith("[color") else []
+    whole = label.markup and label.text.startswith("[color") and label.text.endswith("[/color]")
+    whole = whole and label.text.count("[color") == 1  # one colour span around all of it
+    colours = [] if whole else [tuple(base)]
     for hexa in _COLOUR.findall(label.text) if label.markup else []:
         colours.append(tuple(int(hexa[i : i + 2], 16) / 255 for i in (0, 2, 4)))
     return colours or [tuple(base)]

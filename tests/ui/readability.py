@@ -14,7 +14,6 @@ from kiosk.ui import theme
 from tests.ui import layout
 
 MIN_CONTRAST = 4.5
-_COLOR = re.compile(r"\[color=#?([0-9a-fA-F]{6})\]")
 _SIZE = re.compile(r"\[size=(\d+(?:\.\d+)?)\]")
 
 
@@ -41,12 +40,8 @@ def _background(px: tuple[bytes, int, int], part: tuple[float, float, float, flo
 
 
 def _text_colours(label: Label) -> list[tuple[float, ...]]:
-    base = label.disabled_color if label.disabled else label.color
-    colours = [tuple(base)]
-    if label.markup:
-        for hexa in _COLOR.findall(label.text):
-            colours.append(tuple(int(hexa[i : i + 2], 16) / 255 for i in (0, 2, 4)))
-    return colours
+    """The label's own colour (unless its markup colours all of it) and every colour its markup gives."""
+    return layout.text_colours(label)
 
 
 def _font_sizes(label: Label) -> list[float]:
