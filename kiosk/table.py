@@ -182,12 +182,13 @@ class Table:
             self._tally.fold(self.store.events(game))
         return Statistics(len(versions), *self._tally.lines(versions))
 
-    def preview(self, game_id: int, record: dict[str, Any]) -> Hand:
+    def preview(self, game_id: int, record: dict[str, Any], complete: bool = False) -> Hand:
         """The engine's hand for a record in this game, checked but not stored (what a tap would
-        give); ActionRefused with every problem if the engine refuses it."""
+        give; ``complete``: as a whole hand, as a correction must be before the owner says why);
+        ActionRefused with every problem if the engine refuses it."""
         state = self.game(game_id)
         record = record if "dealer" in record else {**record, "dealer": seat_name(state.dealer)}
-        return read_record(record, state.rules, complete=False)[1]
+        return read_record(record, state.rules, complete=complete)[1]
 
     # ---- starting ----------------------------------------------------------------------------------
 

@@ -68,7 +68,8 @@ def test_the_text_lines_match_the_sheet_at_each_paper_width(game, paper, columns
     assert big and all(len(line) <= columns // 2 for line in big)
     expected = []
     for r, hand in zip(sheet_to_json(game.sheet)["rows"], game.hands, strict=True):
-        cells = [r["marks"][t] or str(r["score"][t]) for t in ("NS", "EW")]
+        # as the paper sheet: XX for a set, - for any zero (a pass-out's too), else the score
+        cells = [r["marks"][t] or (str(r["score"][t]) if r["score"][t] else "-") for t in ("NS", "EW")]
         mark = ["*"] if hand.corrections else []
         totals = [str(r["totals"]["NS"]), str(r["totals"]["EW"])]
         expected.append([str(r["hand"]), *mark, r["dealer"], *cells, "|", *totals])

@@ -202,6 +202,10 @@ class CardsScreen(KioskScreen):
     def tap(self, name: str) -> None:
         if not (self.maker and self.trump):
             self.message = words.MAKER_AND_TRUMP_FIRST
+            for s in SEAT_NAMES:  # what is missing outlined, as every refusal's field is
+                self.ids[f"maker_{s}"].faulty = not self.maker
+            for letter in SUIT_NAMES:
+                self.ids[f"trump_{letter}"].faulty = not self.trump
             return
         if name in self.plays:  # gone already: say when, and by whom
             i = self.plays.index(name)
@@ -278,8 +282,10 @@ class CardsScreen(KioskScreen):
                 hand = None
         for s in SEAT_NAMES:
             self.ids[f"maker_{s}"].chosen = self.maker == s
+            self.ids[f"maker_{s}"].faulty &= not self.maker
         for i, letter in enumerate(SUIT_NAMES):
             self.ids[f"trump_{letter}"].chosen = self.trump == letter
+            self.ids[f"trump_{letter}"].faulty &= not self.trump
             self.ids[f"trump_{letter}"].text = theme.suit_markup(i, self.trump == letter)
         said = [f"{s} " + ", ".join(chip_markup(c) for c in self.chips[s]) for s in SEAT_NAMES if self.chips.get(s)]
         self.melds_text = "Melds: " + "; ".join(said) if said else "Melds…"

@@ -84,6 +84,12 @@ class OverScreen(KioskScreen):
             # Only when the config asks for it, once a game; the link the QR code on screen opens.
             receipts.at_game_over(g, done=self._printed, url=self.game_url)
 
+    def on_landscape(self, *_: Any) -> None:
+        g = self.root_.game if self.root_ is not None else None
+        if g is not None:  # the rows are laid out for the panel's way round
+            self.ids.rows.data = with_heights(sheet_lines(g), self.landscape)
+            scroll_to_end(self.ids.rows)
+
     def print_receipt(self) -> None:
         """Prints the game's receipt, or the one that failed again; the screen never waits for it."""
         receipts = self.root_.receipts

@@ -14,8 +14,10 @@ from kivy.utils import escape_markup
 from kiosk.league_words import all_sent, sync_words
 from kiosk.pin import MAX_DIGITS, MIN_DIGITS, valid_pin
 from kiosk.store import StoreError
+from kiosk.ui import theme
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.pickers import ReasonPicker
+from kiosk.ui.words import plain
 from shared.events import new_action_id
 from shared.game_state import ActionRefused
 from shared.present import sheet_lines
@@ -38,6 +40,14 @@ STATS_SHOWN = 30
 def _stats_row(x: Line, figure: Figure) -> tuple[str, str, str, str]:
     name = f"{x.position}. {x.name}" + (f" ({x.team})" if x.team else "")
     return name, str(x.figures.games), BY_KEY["wins"].shown(x.figures), figure.shown(x.figures)
+
+
+def hand_button(line: dict[str, Any]) -> str:
+    """A hand as "Which hand?" offers it: its number and dealer, each team's cell named, its notes."""
+    notes = " · ".join(line["notes"])
+    return f"{line['head']}: NS {line['ns']}, EW {line['ew']}" + (
+        f"\n[size={int(theme.small())}]{notes}[/size]" if notes else ""
+    )
 
 
 class OwnerScreen(KioskScreen):
@@ -102,7 +112,8 @@ class OwnerScreen(KioskScreen):
         if problems:
             self.pin = ""
             lock = self._show_lock()
-            self.notes = f"{lock.failures} wrong PINs in a row." if lock.seconds_left else "\n".join(problems)
+            said = "\n".join(plain(p)[1] for p in problems)  # the controller's words, capitalised as the screen's
+            self.notes = f"{lock.failures} wrong PINs in a row." if lock.seconds_left else said
             return
         self.root_.owner_pin = self.pin
         self.notes = ""
@@ -175,7 +186,7 @@ class OwnerScreen(KioskScreen):
             self.notes = "No hand on the sheet to correct."
             return
         # Each hand with what it scored, as the sheet has it: the owner finds the one to correct.
-        self.hands = [f"{line['number']}|{line['number']}:  {line['ns']} – {line['ew']}" for line in sheet_lines(g)]
+        self.hands = [f"{line['number']}|{hand_button(line)}" for line in sheet_lines(g)]
         self.step = "correct"
 
     def fill_hands(self, grid: Any) -> None:

@@ -38,6 +38,7 @@ class MeldPicker(ModalView):
     kind = StringProperty("dad")
     screen = ObjectProperty(None)
     with_bell = BooleanProperty(True)  # card by card knows the bell from the plays
+    editing_bell = BooleanProperty(False)  # the seat's bell chip was tapped: remove it or keep it
 
     def add(self, kind: str, top: int | None = None) -> None:
         chip = MeldChip(kind, self.suit, self.top_rank if top is None else top)
@@ -52,8 +53,15 @@ class MeldPicker(ModalView):
 
     def remove(self) -> None:
         self.dismiss()
-        if self.index >= 0:
+        if self.editing_bell:
+            self.screen.set_bell(self.seat)  # the seat's bell, taken off
+        elif self.index >= 0:
             self.screen.remove_meld(self.seat, self.index)
+
+    def keep(self) -> None:
+        self.dismiss()
+        if not self.editing_bell:
+            self.add(self.kind, self.top_rank if self.kind != "four" else None)
 
 
 class BiddingPicker(ModalView):
@@ -165,6 +173,12 @@ class QuickScreen(KioskScreen):
         picker.open()
         self._picker = picker
 
+    def open_bell(self, seat: str) -> None:
+        """The bell's chip, tapped: remove it or keep it."""
+        picker = MeldPicker(seat=seat, screen=self, editing_bell=True)
+        picker.open()
+        self._picker = picker
+
     def put_meld(self, seat: str, index: int, chip: MeldChip) -> None:
         if not chip.valid:
             self._say(chip.too_low(), {"melds": True})
@@ -204,10 +218,15 @@ class QuickScreen(KioskScreen):
 
     def done(self) -> None:
         if not self.entry.complete:
-            self._say(self._missing(), {})
+            self._say(self._missing(), {self._missing_field(): True})
             return
         record = self.entry.record(self.dealer)
         if self.correcting:
+            # The entry is checked first: the owner is asked why only for a hand that can be.
+            checked, problems = self.root_.act(self.table.preview, self.root_.game_id, record, complete=True)
+            if checked is None:
+                self._refused(problems)
+                return
             ReasonPicker(
                 title=f"Why correct hand {self.correcting}?",
                 reasons=list(CORRECTION_REASONS),
@@ -251,6 +270,11 @@ class QuickScreen(KioskScreen):
             return words.PICK_TRUMP
         return words.TYPE_POINTS
 
+    def _missing_field(self) -> str:
+        """The field the hand still needs, to outline with its prompt."""
+        e = self.entry
+        return "maker" if e.maker is None else "trump" if e.trump is None else "points"
+
     def _say(self, message: str, faulty: dict[str, bool]) -> None:
         self.message = message
         self.faulty = faulty
@@ -290,9 +314,9 @@ class QuickScreen(KioskScreen):
                 )
                 b.bind(on_release=lambda _b, seat=s, index=i: self.open_melds(seat, index))
                 row.add_widget(b)
-            if e.bell == s:
+            if e.bell == s:  # its chip opens the picker, as a meld's does
                 b = Big(text="bell · 20", font_size=theme.small(), chosen=True)
-                b.bind(on_release=lambda _b, seat=s: self.set_bell(seat))
+                b.bind(on_release=lambda _b, seat=s: self.open_bell(seat))
                 row.add_widget(b)
         for i, suit in enumerate(SUIT_NAMES):
             button = self.ids[f"trump_{suit}"]

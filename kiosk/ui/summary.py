@@ -82,7 +82,7 @@ def melds_said(hand: Any, s: Any) -> list[str]:
 def describe(hand: Any, s: Any) -> tuple[str, list[str]]:
     """A hand's result in the table's words: the headline, and the reasons line by line."""
     if s.passed_out:
-        return "Passed out: nothing scored.", [f"Next dealer {SEAT_NAMES[s.next_dealer]}."]
+        return "Passed out: nothing scored.", [f"Next dealer {SEAT_NAMES[s.next_dealer]}"]
     if s.misdeal:
         return "Misdeal: the same dealer deals again.", []
     lines = melds_said(hand, s)

@@ -372,8 +372,14 @@ def _room_faults(where: str, sv: ScrollView) -> list[str]:
     row = float(layout.default_size[1] or 0)
     if row <= 0:
         return []
-    rows = len(getattr(sv, "data", ()) or ())
-    room = int((sv.height + SLACK) // row)
+    data = list(getattr(sv, "data", ()) or ())
+    rows = len(data)
+    heights = [float(d.get("height") or row) for d in data] or [row] * least
+    room, used = 0, 0.0  # how many of its last rows, as tall as they are drawn, fit in its box
+    for h in reversed(heights):
+        if used + h > sv.height + SLACK:
+            break
+        used, room = used + h, room + 1
     if room < min(least, rows):
         return [
             f"{where}: {type(sv).__name__} holds {room} of its {rows} rows of {row:.0f} px, not the {least} it should"

@@ -48,7 +48,7 @@ def every_screen(kiosk, size, shoot):
     kiosk.tap_exact("0")
     kiosk.tap(kiosk.widget("meldrow_E").ids.add)
     shoot("06-meld-picker")
-    kiosk.tap_exact("fifty (4)")
+    kiosk.tap_exact("fifty · 50")
     shoot("07-quick-entry")
     kiosk.tap_exact("0")  # 900: the keypad refuses it
     shoot("07b-quick-entry-too-many")
@@ -59,7 +59,7 @@ def every_screen(kiosk, size, shoot):
     shoot("07d-round-and-up-card")
     kiosk.tap("bidding_done")
     kiosk.tap(kiosk.widget("meldrow_W").ids.add)
-    kiosk.tap_exact("fifty (4)")  # the same cards as E's fifty: refused
+    kiosk.tap_exact("fifty · 50")  # the same cards as E's fifty: refused
     kiosk.tap("done")
     shoot("07e-quick-entry-error")
     kiosk.tap(kiosk.widget("melds_W").children[0])
@@ -90,7 +90,7 @@ def every_screen(kiosk, size, shoot):
     kiosk.tap("trump_H")
     kiosk.tap("melds")
     kiosk.tap(kiosk.widget("meldrow_S").ids.add)
-    kiosk.tap_exact("9")  # S's four nines, announced before trick 1
+    kiosk.tap("four_9")  # S's four nines, announced before trick 1
     shoot("11a-card-by-card-melds")
     kiosk.tap("melds_done")
     for name in BELL:

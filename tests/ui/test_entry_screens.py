@@ -122,7 +122,7 @@ def test_each_refusal_is_said_in_the_strip_with_its_field_outlined_and_every_con
         kiosk.tap_exact(d)
     for seat in "EW":  # the same fifty for two players: the same cards twice
         kiosk.tap(kiosk.widget(f"meldrow_{seat}").ids.add)
-        kiosk.tap_exact("fifty (4)")
+        kiosk.tap_exact("fifty · 50")
     kiosk.tap("done")
     assert kiosk.root.manager.current == "quick"
     assert kiosk.text("strip") == "E's and W's melds share A♠ K♠ Q♠ J♠"
@@ -188,10 +188,10 @@ def test_card_by_card_with_a_meld_a_bell_taken_back_and_a_card_played_twice(kios
     kiosk.tap("trump_H")
     kiosk.tap("melds")
     kiosk.tap(kiosk.widget("meldrow_S").ids.add)
-    kiosk.tap_exact("9")  # S announces four nines before trick 1
+    kiosk.tap("four_9")  # S announces four nines before trick 1
     kiosk.tap(kiosk.widget("meldrow_N").ids.add)
     kiosk.tap("suit_1")
-    kiosk.tap_exact("dad (3)")  # and N a dad of diamonds, A K Q
+    kiosk.tap_exact("dad · 20")  # and N a dad of diamonds, A K Q
     kiosk.tap("melds_done")
     assert re.sub(r"\[/?color[^\]]*\]", "", kiosk.text("melds")) == "Melds: N dad A♦; S four 9s"
     assert kiosk.table.open_game().draft["melds"] == {"N": [["AD", "KD", "QD"]], "S": [["9C", "9D", "9H", "9S"]]}
@@ -252,9 +252,9 @@ def test_the_summary_says_which_meld_beat_which_and_why_a_set_is_a_set(kiosk):
         kiosk.tap_exact(d)
     kiosk.tap(kiosk.widget("meldrow_N").ids.add)
     kiosk.tap("suit_3")
-    kiosk.tap_exact("dad (3)")  # N's A-K-Q of spades
+    kiosk.tap_exact("dad · 20")  # N's A-K-Q of spades
     kiosk.tap(kiosk.widget("meldrow_E").ids.add)
-    kiosk.tap_exact("fifty (4)")  # E's A-K-Q-J of trump
+    kiosk.tap_exact("fifty · 50")  # E's A-K-Q-J of trump
     kiosk.tap("done")
     detail = kiosk.text("detail")
     assert "Melds: E's fifty A♥–J♥ beat N's dad A♠–Q♠ (the higher meld): EW 50, NS's melds do not count" in detail

@@ -44,7 +44,7 @@ def test_the_jack_draw_is_dealt_on_screen(kiosk):
 def test_a_typical_quick_entry_hand_takes_at_most_8_taps(kiosk):
     start_game(kiosk)
     kiosk.taps = 0
-    quick_hand(kiosk, "E", "H", "92", melds=(("N", "dad (3)"),))  # EW's 92 (E's team), N's dad A-K-Q of trump
+    quick_hand(kiosk, "E", "H", "92", melds=(("N", "dad · 20"),))  # EW's 92 (E's team), N's dad A-K-Q of trump
     assert kiosk.taps <= 8, kiosk.taps
     g = kiosk.table.open_game()
     # N's dad of trump A-K-Q is dad and bell: 40 for NS, so EW (92) are set by NS (70 + 40).
@@ -56,7 +56,7 @@ def test_five_quick_hands_with_a_set_and_a_renege(kiosk):
     start_game(kiosk)
     quick_hand(kiosk, "E", "H", "70", team="NS")  # EW 92 made
     quick_hand(kiosk, "S", "S", "81", team="NS")  # 81-81: NS set
-    quick_hand(kiosk, "S", "C", "130", team="NS", melds=(("W", "fifty (4)"),))  # EW 32 + fifty and bell 70
+    quick_hand(kiosk, "S", "C", "130", team="NS", melds=(("W", "fifty · 50"),))  # EW 32 + fifty and bell 70
     quick_hand(kiosk, "W", "D", "50", team="NS", renege=("EW", "table talk"))
     quick_hand(kiosk, "N", "S", "90", team="NS")
     g = kiosk.table.open_game()
@@ -162,12 +162,12 @@ def test_an_owner_correction_needs_the_pin_and_a_reason(kiosk):
     for d in "111111":
         kiosk.tap_exact(d)
     kiosk.tap("unlock")
-    assert kiosk.text("notes") == "wrong PIN" and kiosk.screen.step == "pin"
+    assert kiosk.text("notes") == "Wrong PIN" and kiosk.screen.step == "pin"
     for d in "246813":
         kiosk.tap_exact(d)
     kiosk.tap("unlock")
     kiosk.tap("correct")
-    assert kiosk.text("hand_1") == "1:  70 – 92"  # each hand with its scores, as on the sheet
+    assert kiosk.text("hand_1") == "1 N: NS 70, EW 92"  # each hand with its dealer and scores, each named
     kiosk.tap("hand_1")
     assert kiosk.root.manager.current == "quick" and kiosk.screen.entry.points == "92"
     kiosk.tap_exact("C")
@@ -257,7 +257,7 @@ def test_meld_chips_show_their_worth(kiosk):
     kiosk.tap("play_E")
     kiosk.tap("trump_H")
     kiosk.tap(kiosk.widget("meldrow_S").ids.add)
-    kiosk.tap_exact("fifty (4)")
+    kiosk.tap_exact("fifty · 50")
     chips = [w.text for w in kiosk.widget("melds_S").children]
     assert any("fifty A" in t and "· 50" in t for t in chips)
 
