@@ -223,9 +223,7 @@ class CardsScreen(KioskScreen):
             seat = before.next_player
             known = before.knows_hand(seat) if seat is not None else False
             left = before.holding(seat, before=len(self.plays)) if seat is not None and known else None
-            self.message = words.card_refusal(
-                name, e.problems, SEAT_NAMES[seat] if seat is not None else "", left, before.trump
-            )
+            self.message = words.card_refusal(name, e.problems, SEAT_NAMES[seat] if seat is not None else "", left)
             return
         new = [r for r in after.reneges() if r not in before.reneges()]
         if new and not accept_renege:

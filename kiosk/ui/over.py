@@ -85,10 +85,31 @@ class OverScreen(KioskScreen):
             receipts.at_game_over(g, done=self._printed, url=self.game_url)
 
     def on_landscape(self, *_: Any) -> None:
+        self.arrange()
         g = self.root_.game if self.root_ is not None else None
         if g is not None:  # the rows are laid out for the panel's way round
             self.ids.rows.data = with_heights(sheet_lines(g), self.landscape)
             scroll_to_end(self.ids.rows)
+
+    def on_kv_post(self, base: Any) -> None:
+        self.arrange()
+
+    def arrange(self) -> None:
+        """Where the panel is wide: the link under the QR code, an organiser's ruling over the sheet
+        (the code keeps its size). Where it is narrow: both beside the code, the link at the top of
+        the column with the standings and the printer (the sheet keeps its rows)."""
+        ids = self.ids
+        caption, ruling, side = ids.qr_text, ids.ruling, ids.qr_side
+        if (caption.parent is side) != self.landscape:
+            return  # already laid out for this way round
+        for w in (caption, ruling):
+            w.parent.remove_widget(w)
+        if self.landscape:
+            ids.qr_column.add_widget(caption)  # last: under the code
+            ids.sheet_column.add_widget(ruling, index=len(ids.sheet_column.children) - 1)  # under the headline
+        else:
+            side.add_widget(caption, index=len(side.children))  # first: at the top
+            side.add_widget(ruling)  # last: under the standings and the printer
 
     def print_receipt(self) -> None:
         """Prints the game's receipt, or the one that failed again; the screen never waits for it."""

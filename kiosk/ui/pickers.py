@@ -29,8 +29,14 @@ MAX_REASON = 40
 
 def _reason_buttons(picker: Any, grid: Any) -> None:
     """A big button for each of the picker's reasons; a tap chooses it."""
+    from kivy.core.window import Window
+
+    from kiosk.ui import theme
+
+    # Landscape: two lines of the smallest size fit a 7" display's rows; portrait has the room.
+    font = theme.small() if Window.width > Window.height else theme.body()
     for i, reason in enumerate(picker.reasons):
-        b = Big(text=reason)
+        b = Big(text=reason, font_size=font)
         b.bind(on_release=lambda _b, r=reason: picker.choose(r))
         grid.add_widget(b)
         picker.ids[f"reason_{i}"] = b

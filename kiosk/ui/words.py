@@ -178,13 +178,11 @@ def played_already(name: str, seat: str, trick: int) -> str:
     return f"{card_symbol(parse_card(name))} is gone: {seat} played it in trick {trick}"
 
 
-def card_refusal(
-    name: str, problems: list[str], seat: str = "", left: int | None = None, trump: int | None = None
-) -> str:
+def card_refusal(name: str, problems: list[str], seat: str = "", left: int | None = None) -> str:
     """Why ``seat`` cannot play card ``name`` in card by card, in the table's words (never the
     engine's): the card is in another player's meld, or ``seat``'s last cards are all known
     (``left``, from its melds) and this is not one of them."""
-    from engine.cards import names
+    from engine.cards import card_name, cards_in
 
     shown = card_symbol(parse_card(name))
     for line in problems:
@@ -197,8 +195,8 @@ def card_refusal(
             return f"{shown} is in {owner}'s melds: {seat or 'this player'} cannot hold it"
         if _IN_BELL.search(line):
             return f"{shown} is in the bell: {seat or 'this player'} cannot hold it"
-        if "would hold" in line and left is not None:
-            return f"{seat} has only {names(left, trump)} left (shown in the melds): not {shown}"
+        if "would hold" in line and left is not None:  # its melds and plays show all six
+            return f"{seat} has only {card_words([card_name(c) for c in cards_in(left)])} left: not {shown}"
         if "all 24 cards" in line:
             return "All 24 cards are in: tap Done"
     return f"{shown} cannot be played now: check the cards"  # no refusal the engine gives today

@@ -124,6 +124,22 @@ class Kiosk:
         if self.check_layout:
             self.assert_layout(f"after tapping {_said(w)}")
 
+    def drag(self, name_or_widget: Any, dy: float, steps: int = 10) -> None:
+        """A finger laid on the widget and drawn ``dy`` pixels up (down if negative), a move every
+        20 ms as a finger moves, then lifted; the screen left to settle."""
+        w = self.widget(name_or_widget) if isinstance(name_or_widget, str) else name_or_widget
+        x, y = w.to_window(w.center_x, w.y + w.height * (0.2 if dy > 0 else 0.8))
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        for i in range(1, steps + 1):
+            time.sleep(0.02)
+            touch.touch_move(x, y + dy * i / steps)
+            EventLoop.idle()
+        touch.touch_up()
+        self.wait(0.4)  # whatever the list does after the lift ends
+        if self.check_layout:
+            self.assert_layout("after a drag")
+
     def where(self) -> str:
         """The screen (and its step, and any pop-up) in a few words."""
         screen = self.screen

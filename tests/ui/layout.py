@@ -213,6 +213,12 @@ def problems(where: str) -> list[str]:
                 found.append(f"{_name(where, w)}: off the screen")
             if isinstance(w, Button) and text_of(w).strip():
                 found += _edge_faults(where, w)
+            if isinstance(w, Image) and getattr(w, "least_mm", 0):  # a QR code a phone must scan
+                from kiosk.ui import theme
+
+                side = min(w.norm_image_size) / theme.px_per_mm
+                if side < w.least_mm:
+                    found.append(f"{_name(where, w)}: drawn {side:.0f} mm wide, under {w.least_mm} mm")
             shape = _is_shape(w) and not isinstance(w, (Button, Image)) and w.parent is not None
             if shape and not _inside(box(w), box(w.parent)):  # a seat light sticking out of the badge
                 found.append(f"{_name(where, w)}: drawn outside the {type(w.parent).__name__} that holds it")
@@ -262,10 +268,10 @@ def _label_faults(where: str, w: Label, view: Rect) -> list[str]:
         core.refresh()
         if core.texture.size[1] > w.height + 2:
             found.append(f"{name}: text needs {core.texture.size[1]:.0f} px, its box is {w.height:.0f}")
-    # Text cut by the window, or by the list it scrolls in: a list shows whole lines from its top;
-    # a line cut at its foot is where it goes on (scrolled to the end, none is).
+    # Text cut by the window, or by the list it scrolls in: a line cut at a list's foot (or, once
+    # it is scrolled down, at its top) is where the list goes on, and a finger must reach its end.
     for r, line in lines_of(w):
-        if not _inside(r, view) and not _more_below(w, r, view):
+        if not _inside(r, view) and not _more_below(w, r, view) and not _more_above(w, r, view):
             found.append(f"{name}: {line.strip()[:24]!r} is cut by the edge of the screen or its list")
             break
     word = broken_word(w)
@@ -282,6 +288,15 @@ def _more_below(w: Any, r: Rect, view: Rect) -> bool:
         return False
     inside_but_foot = (r[0], max(r[1], view[1]), r[2], r[3])
     return r[1] < view[1] and _inside(inside_but_foot, view) and finger_reaches(p)
+
+
+def _more_above(w: Any, r: Rect, view: Rect) -> bool:
+    """``r`` is cut only at the top of the list around ``w``, which is scrolled down past it."""
+    p = _list_of(w)
+    if p is None or p.viewport_size[1] <= p.height or p.scroll_y >= 0.999:
+        return False
+    inside_but_top = (r[0], r[1], r[2], min(r[3], view[3]))
+    return r[3] > view[3] and _inside(inside_but_top, view)
 
 
 def _list_of(w: Any) -> ScrollView | None:
