@@ -4,9 +4,26 @@ a row, corrections and what they changed."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.seats import TEAM_NAMES, seat_name
+
+# A seat and its card ("E 10♠", "W's Q♦"), a seat and its team ("N (NS)"), a team and its points
+# ("EW 0"), a number and its unit ("24 points"): a reader needs each on one line.
+_TOGETHER = re.compile(
+    r"(?<!\w)([NESW](?:'s)?) (?=(?:10|[AKQJ9])[♠♥♦♣])"
+    r"|(?<!\w)([NESW]) (?=\((?:NS|EW)\))"
+    r"|(?<!\w)(NS|EW) (?=\d)"
+    r"|(?<![\w.])(\d+) (?=(?:points?|games?|hands?|deals)(?!\w))"
+)
+
+
+def unbroken(text: str) -> str:
+    """``text`` with a no-break space where a line must not break (screens and pages; never the
+    terminal's text, which is for copying)."""
+    return _TOGETHER.sub(lambda m: next(g for g in m.groups() if g is not None) + "\u00a0", text)
+
 
 _ORDER = {k: i for i, k in enumerate(("NS", "EW", "N", "E", "S", "W"))}
 CORRECTED = "✎"  # the mark of a row the owner corrected (the replay's trail says what changed)

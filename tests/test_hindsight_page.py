@@ -28,11 +28,11 @@ def test_the_result_page_shows_hindsight_on_a_phone(tmp_path):
             page = page_of(browser, 390, 844)
             page.goto(f"{server.base}/g/{game.token}")
             page.click("summary")  # the hand, opened as a player taps it
-            text = page.inner_text("details")
+            text = page.inner_text("details").replace("\u00a0", " ")  # a no-break space reads as one
             # The costly card and the verdict in the page's amber, marked at their edge; the rest plain.
             colours = page.evaluate(
                 "[...document.querySelectorAll('.replay div')].map(d => [d.className, getComputedStyle(d).color,"
-                " getComputedStyle(d).borderLeftColor, d.innerText])"
+                " getComputedStyle(d).borderLeftColor, d.innerText.replaceAll('\\u00a0', ' ')])"
             )
             wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             if os.environ.get("CLABBER_SHOTS"):

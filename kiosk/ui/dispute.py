@@ -12,8 +12,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.label import Label
 
 from kiosk.ui.base import KioskScreen
-from kiosk.ui.widgets import unbroken
-from shared.present import corrections_said
+from shared.present import corrections_said, unbroken
 from shared.replay import Line, hindsight_lines, opening_lines, result_lines, trick_lines
 
 

@@ -351,7 +351,7 @@ class OwnerScreen(KioskScreen):
     def _show_league(self) -> bool:
         status = self.table.league_status()
         said, lines = sync_words(status, self.table.clock())
-        from kiosk.ui.widgets import unbroken
+        from shared.present import unbroken
 
         said, lines = unbroken(said), [unbroken(line) for line in lines]
         self.league_said, self.league_lines, self.league_good = said, "\n".join(lines), all_sent(status)

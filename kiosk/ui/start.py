@@ -75,7 +75,7 @@ class StartScreen(KioskScreen):
         return "tonight" if self.tonight.joined else "home"
 
     def on_tonight(self, _w: Any, view: Tonight) -> None:
-        from kiosk.ui.widgets import unbroken
+        from shared.present import unbroken
 
         self.league_note = unbroken(view.note)
         self.league_teams = len(view.teams) >= 2

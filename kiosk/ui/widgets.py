@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
@@ -124,20 +123,6 @@ class Keyboard(GridLayout):
             b.bind(on_release=fn)
             row.add_widget(b)
         self.add_widget(row)
-
-
-# A seat and its card ("E 10♠", "W's Q♦"), a seat and its team ("N (NS)"), a number and its unit
-# ("24 points"): a reader needs each on one line, so their space does not break.
-_TOGETHER = re.compile(
-    r"(?<!\w)([NESW](?:'s)?) (?=(?:10|[AKQJ9])[♠♥♦♣])"
-    r"|(?<!\w)([NESW]) (?=\((?:NS|EW)\))"
-    r"|(?<![\w.])(\d+) (?=(?:points?|games?|hands?|deals)(?!\w))"
-)
-
-
-def unbroken(text: str) -> str:
-    """``text`` with a no-break space where a line must not break (see ``_TOGETHER``)."""
-    return _TOGETHER.sub(lambda m: next(g for g in m.groups() if g is not None) + "\u00a0", text)
 
 
 def seat_label(name: str) -> str:

@@ -28,10 +28,12 @@ Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in window pixels
 SLACK = 1.0  # pixels: rounding in Kivy's own layout
 
 # What a reader must find on one line: a seat and its card ("E 10♠", "W's Q♦"), a seat and its team
-# ("N (NS)"), a number and its unit ("24 points", "62 %"). A no-break space holds them as a space does.
+# ("N (NS)"), a team and its points ("EW 0"), a number and its unit ("24 points", "62 %"). A no-break
+# space holds them as a space does.
 TOGETHER = re.compile(
     r"(?<!\w)[NESW](?:'s)?[ \u00a0](?:10|[AKQJ9])[♠♥♦♣]"
     r"|(?<!\w)[NESW][ \u00a0]\((?:NS|EW)\)"
+    r"|(?<!\w)(?:NS|EW)[ \u00a0]\d+"
     r"|(?<![\w.])\d+[ \u00a0](?:points?|games?|hands?|deals|mm|%)(?!\w)"
 )
 NUMBER = re.compile(r"^\d[\d,]*(?: W)?$")  # a total on its own, or the winner's with its W

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kivy.core.text import Label as CoreLabel
 
-from engine.cards import CARDS, card_name
+from engine.cards import CARDS, card_name, card_set, parse_card
 from engine.errors import EntryError
 from engine.record import read_hand
 from kiosk.ui import theme, words
@@ -57,7 +57,11 @@ def every_message() -> list[str]:
     said += [MeldChip(kind).too_low() for kind in MELD_KINDS if kind != "four"]
     ten_of_diamonds = ["TD"]
     for line in ("plays[3]: TD was already played at plays[1]", "plays[3]: TD is also in melds.W[0]", "x", ""):
-        said.append(words.card_refusal(ten_of_diamonds[0], [line]))
+        said.append(words.card_refusal(ten_of_diamonds[0], [line], "W"))
+    # a seat whose six cards are all known: the widest five it can have left, every one a ten or wide
+    left = card_set(parse_card(c) for c in ("TS", "TH", "TD", "TC", "QS"))
+    said.append(words.card_refusal("TD", ["plays[7]: W would hold 7 cards; a hand is 6"], "W", left))
+    said.append(words.played_already("TD", "W", 6))
     sequence = ["AD", "KD", "QD", "JD", "TD"]
     said.append(words.say([f"melds.W[0]: {c} is also in bell" for c in sequence], {"bell": "W"})[1])
     said.append(words.say([f"melds.W[1]: {c} is also in melds.E[0]" for c in sequence])[1])
