@@ -51,12 +51,20 @@ class Clabber(click.Group):
         return sorted(names)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        found = [c for part in _parts() if (group := _part(part)) and (c := group.get_command(ctx, name))]
+        found: list[click.Command] = []
+        for part in _parts():
+            group = _part(part)
+            command = group.get_command(ctx, name) if group is not None else None
+            if command is None:
+                continue
+            if not isinstance(command, click.Group):
+                # A plain command is its part's alone: the parts after it are not loaded (``clabber
+                # kiosk`` starts without the league's libraries).
+                return found[0] if found else command
+            found.append(command)
         if not found:
             return None
-        if len(found) == 1 or not all(isinstance(c, click.Group) for c in found):
-            return found[0]
-        return _merged([c for c in found if isinstance(c, click.Group)])
+        return found[0] if len(found) == 1 else _merged([c for c in found if isinstance(c, click.Group)])
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]

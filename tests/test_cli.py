@@ -224,3 +224,23 @@ def test_score_does_not_load_kivy_or_the_web_server(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.splitlines()[-1]) == []
+
+
+def test_the_kiosk_command_does_not_load_the_league():
+    """``clabber kiosk`` is looked up in the kiosk's part alone: the league's libraries (SQLAlchemy, its
+    migrations, PostgreSQL's driver) cost a table's start-up half a second on a Pi-sized machine."""
+    import subprocess
+    import sys
+
+    heavy = ("sqlalchemy", "alembic", "psycopg", "league")
+    code = (
+        "import sys, json\n"
+        "from shared.cli import cli\n"
+        "try:\n"
+        "    cli.main(['kiosk', '--help'], standalone_mode=False)\n"
+        "finally:\n"
+        f"    print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.splitlines()[-1]) == []
