@@ -154,6 +154,7 @@ class NameLabel(Label):
     name = StringProperty("")
     room = NumericProperty(0)
     hug = BooleanProperty(False)
+    width: float  # Kivy's own property; named so mypy knows its type where _fit sets it
 
     def on_kv_post(self, base: Any) -> None:
         self.bind(name=self._fit, room=self._fit, font_size=self._fit, hug=self._fit, width=self._width)
