@@ -6,6 +6,7 @@ Every screen reads the game from the controller and calls its actions; none hold
 from __future__ import annotations
 
 import sqlite3
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,6 @@ from shared.events import new_action_id
 from shared.game_state import ActionRefused, GameState
 
 KV = Path(__file__).parent / "kv"
-SCREENS = ("start", "sheet", "quick", "summary", "cards", "replay", "over", "owner")
 DIMMED = 0.6
 LOCKED_ON_DIM = "The owner's menu locked when the screen dimmed: enter the PIN again."
 SYNC_EVERY = 2.0  # seconds between two looks at the sync worker's word
@@ -247,21 +247,24 @@ class KioskRoot(FloatLayout):
         self.restart_idle()
 
 
-def _screen(name: str) -> Any:
-    from kiosk.ui import cards, dispute, over, owner, quick, sheet, start, summary
+# Each screen's module and class, imported when the screen is first shown: a table starts on
+# the start screen and most never open the replay or the owner's menu.
+SCREEN_CLASS = {
+    "start": ("start", "StartScreen"),
+    "sheet": ("sheet", "SheetScreen"),
+    "quick": ("quick", "QuickScreen"),
+    "summary": ("summary", "SummaryScreen"),
+    "cards": ("cards", "CardsScreen"),
+    "replay": ("dispute", "ReplayScreen"),
+    "over": ("over", "OverScreen"),
+    "owner": ("owner", "OwnerScreen"),
+}
 
-    classes = {
-        "start": start.StartScreen,
-        "sheet": sheet.SheetScreen,
-        "quick": quick.QuickScreen,
-        "summary": summary.SummaryScreen,
-        "cards": cards.CardsScreen,
-        "replay": dispute.ReplayScreen,
-        "over": over.OverScreen,
-        "owner": owner.OwnerScreen,
-    }
+
+def _screen(name: str) -> Any:
+    module, cls = SCREEN_CLASS[name]
     load_style(name)  # its rules first: a rule loaded later does not reach a widget made before
-    return classes[name](name=name)
+    return getattr(import_module(f"kiosk.ui.{module}"), cls)(name=name)
 
 
 # The kv rules each screen needs besides the shared ones (common, app), loaded when the screen is
