@@ -7,7 +7,7 @@
 #   --kiosk   only what the kiosk needs to run: no test tools, no PostgreSQL
 set -euo pipefail
 KIOSK_PACKAGES="python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libmtdev1 fonts-dejavu-core"
-TEST_PACKAGES="$KIOSK_PACKAGES systemd shellcheck util-linux mount fuse3 chromium systemd-container mmdebstrap"
+TEST_PACKAGES="$KIOSK_PACKAGES systemd shellcheck util-linux mount fuse3 chromium systemd-container mmdebstrap rauc rauc-service dbus-daemon e2fsprogs openssl"
 role="test"
 case "${1:-}" in
   --kiosk) role=kiosk ;;
@@ -29,7 +29,8 @@ if command -v apt-get >/dev/null; then
   # DejaVu for the suit symbols; systemd-analyze and shellcheck for the deployment checks; unshare
   # and mount for the result server's read-only-mount test; fuse3 (libfuse3) for the power-cut
   # test's filesystem; chromium for the league's pages in a real browser (driven by Playwright, which
-  # is told to use it and never downloads one).
+  # is told to use it and never downloads one); RAUC, its service's D-Bus policy, a dbus-daemon for
+  # its private bus, e2fsprogs and openssl for the updater's tests (throw-away keys, real bundles).
   packages=$KIOSK_PACKAGES
   [ "$role" = test ] && packages=$TEST_PACKAGES
   # shellcheck disable=SC2086  # a list of package names

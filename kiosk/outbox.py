@@ -22,6 +22,7 @@ KEY_FILE = ".league-key"  # beside the database (kiosk.db.league-key): the kiosk
 SYNC_KEY = "league_sync"  # what the worker last saw: {"state", "at", "last_delivery", "error", ...}
 TONIGHT_KEY = "league_tonight"  # the last answer of /api/v1/tonight, with when it was fetched
 RULINGS_KEY = "league_rulings"  # the organiser's rulings on this kiosk's games, by game
+UPDATE_KEY = "league_update"  # the league's offer of a new version: {"version", "size", "sha256", "url"}
 
 
 @dataclass(frozen=True)
@@ -212,3 +213,18 @@ def rulings(store: Store) -> dict[str, Any]:
 
 def set_rulings(store: Store, by_game: dict[str, Any]) -> None:
     _put(store, RULINGS_KEY, by_game)
+
+
+def update_offer(store: Store) -> dict[str, Any]:
+    """The league's offer of a new version as last fetched ({} when it offers none)."""
+    text = store.setting(UPDATE_KEY)
+    found = json.loads(text) if text else {}
+    return found if isinstance(found, dict) else {}
+
+
+def set_update_offer(store: Store, offer: dict[str, Any]) -> None:
+    """Keeps the league's offer ({} or None: it offers none now)."""
+    if offer:
+        _put(store, UPDATE_KEY, offer)
+    else:
+        store.update_setting(UPDATE_KEY, lambda _old: None)

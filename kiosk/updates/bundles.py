@@ -1,0 +1,61 @@
+"""Whether this kiosk takes a bundle: signed by a key it trusts, made for it, and newer than what
+runs (an older one only when the owner forces it). Each refusal says why, in the owner's words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kiosk.updates import rauc
+
+VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:\+[0-9A-Za-z.-]+)?$")
+
+
+class Refusal(Exception):
+    """The bundle is not for this kiosk, or not now; the message says why."""
+
+
+@dataclass(frozen=True)
+class System:
+    """What a bundle is judged against: the keys trusted, this board's name, the version running."""
+
+    keyring: Path
+    compatible: str
+    running: str
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """``"0.10.2"`` as ``(0, 10, 2)``, so that 0.10 comes after 0.9; a build tag (``+g1a2b``) is
+    not compared. ValueError for anything else."""
+    found = VERSION.match(text.strip())
+    if found is None:
+        raise ValueError(f"{text!r} is not a version like 1.2.3")
+    numbers = [int(n) for n in found.group(1).split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()  # 1.2 and 1.2.0 are one version
+    return tuple(numbers)
+
+
+def judge(bundle: Path, system: System, force_older: bool = False) -> rauc.BundleInfo:
+    """The bundle's own word on itself, when this kiosk takes it; Refusal with why otherwise."""
+    if not bundle.is_file():
+        raise Refusal(f"{bundle}: no such bundle")
+    try:
+        found = rauc.info(bundle, system.keyring)
+    except rauc.RaucError as e:
+        raise Refusal(f"not signed by a key this kiosk trusts, or not a bundle ({e})") from e
+    if found.compatible != system.compatible:
+        raise Refusal(f"made for {found.compatible!r}, not for this kiosk ({system.compatible!r})")
+    try:
+        offered, running = version_key(found.version), version_key(system.running)
+    except ValueError as e:
+        raise Refusal(f"its version cannot be compared with the running one: {e}") from e
+    if offered == running:
+        raise Refusal(f"version {found.version} is the one running")
+    if offered < running and not force_older:
+        raise Refusal(
+            f"version {found.version} is older than the running {system.running}: "
+            "only the owner can put an older version back (Owner → Updates)"
+        )
+    return found

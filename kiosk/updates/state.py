@@ -1,0 +1,101 @@
+"""The updater's state: one small JSON file the updater writes and the kiosk's screen and its sync
+worker read (the owner's screen, the league's fleet page). Written whole and renamed into place, so
+a reader sees the old state or the new one, never half of one."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+# The states, in the words the league's fleet page shows.
+UP_TO_DATE = "up to date"
+OFFERED = "offered"
+DOWNLOADING = "downloading"
+DOWNLOADED = "downloaded"  # checked, waiting for a moment with no game open
+INSTALLING = "installing"  # the slot not running is being written
+INSTALLED = "installed"  # written: the next start tries it
+TRYING = "trying"  # the new version runs once, until its health check
+COMMITTED = "committed"
+ROLLED_BACK = "rolled back"
+REFUSED = "refused"
+STATES = (UP_TO_DATE, OFFERED, DOWNLOADING, DOWNLOADED, INSTALLING, INSTALLED, TRYING, COMMITTED, ROLLED_BACK, REFUSED)
+BUSY = (INSTALLING,)  # no new game while the slot is written
+
+
+@dataclass(frozen=True)
+class UpdateState:
+    """Where the update of this kiosk stands. ``version``: the version offered or being put in;
+    ``running``: the version running; ``source``: "league" or "usb"; ``why``: a refusal's or a
+    rollback's reason, or what the updater waits for."""
+
+    state: str = UP_TO_DATE
+    running: str = ""
+    version: str = ""
+    percent: int = 0
+    source: str = ""
+    why: str = ""
+    slot: str = ""  # the slot running when this state was written (A, B)
+    bundle: str = ""  # the bundle file offered or being put in
+    previous: str = ""  # the slot that ran before this update was written: where a rollback lands
+    at: str = ""
+
+    def to(self, state: str, **changes: Any) -> UpdateState:
+        """This state moved on: ``percent`` and ``why`` start afresh unless given."""
+        return replace(self, state=state, percent=changes.pop("percent", 0), why=changes.pop("why", ""), **changes)
+
+
+def read_state(path: Path) -> UpdateState:
+    """The state as last written; "up to date" when there is none or it cannot be read (a reader
+    never stops for it: the updater writes it again at its next step)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return UpdateState()
+    if not isinstance(data, dict) or data.get("state") not in STATES:
+        return UpdateState()
+    fields = UpdateState.__dataclass_fields__
+    kept = {k: v for k, v in data.items() if k in fields and isinstance(v, type(getattr(UpdateState(), k)))}
+    return UpdateState(**kept)
+
+
+def write_state(path: Path, state: UpdateState) -> UpdateState:
+    """Writes ``state`` (stamped with the time) whole; returns it as written."""
+    state = replace(state, at=datetime.now(UTC).isoformat(timespec="seconds"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".new")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(asdict(state), f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, 0o644)  # the kiosk and its sync worker read it
+    os.replace(tmp, path)
+    return state
+
+
+def said(s: UpdateState) -> str:
+    """The state in a line for the owner's screen."""
+    match s.state:
+        case "offered":
+            where = "on the USB stick" if s.source == "usb" else "from the league"
+            return f"Version {s.version} {where} can be installed"
+        case "downloading":
+            return f"Downloading version {s.version}: {s.percent} %" + (f" ({s.why})" if s.why else "")
+        case "downloaded":
+            return f"Version {s.version} is ready: it is installed when no game is open"
+        case "installing":
+            return f"Writing version {s.version}: {s.percent} %"
+        case "installed":
+            return f"Version {s.version} is installed: the kiosk restarts into it when no game is open"
+        case "trying":
+            return f"Trying version {s.version}: it is kept once it has proved itself"
+        case "committed":
+            return f"Version {s.running} runs"
+        case "rolled back":
+            return f"Rolled back from version {s.version}: {s.why}"
+        case "refused":
+            return f"Version {s.version or '?'} refused: {s.why}"
+    return f"Version {s.running} runs: up to date" if s.running else "Up to date"
