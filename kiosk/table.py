@@ -31,6 +31,7 @@ from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_sec
 from kiosk.projection import rows_of
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
 from kiosk.table_input import parse_league, parse_players, parse_reason, parse_team_name, parse_teams
+from kiosk.updates.state import BUSY, REQUEST_KEY, UpdateState, read_state, said
 from shared import events as ev
 from shared.events import GameEvent
 from shared.game_state import FOLD_ERRORS, ActionRefused, GameState, Unfoldable, read_record
@@ -61,8 +62,10 @@ class Table:
         source: str = "screen",
         clock: Callable[[], str] = now_utc,
         rng: random.Random | None = None,
+        updates: Path | None = None,
     ) -> None:
         self.store = store
+        self.updates = updates  # the updater's state file (kiosk/updates/state.py), where there is one
         self.source = source
         self.clock = clock
         self.rng = rng or random.SystemRandom()  # the Jack draw uses a real random source
@@ -209,6 +212,8 @@ class Table:
         "EW": 4}`` (the league's ids): its events then go to the league's outbox with it."""
         if (done := self._done_already(action_id)) is not None:
             return done
+        if self.updates is not None and (busy := read_state(self.updates)).state in BUSY:
+            raise ActionRefused(f"{said(busy)}: a new game can start when it is written (a few minutes)")
         event = self._started_event(
             self.store.next_game_id(), teams, players, rules, first_dealer, draw, action_id, moved=league is None
         )
@@ -642,6 +647,19 @@ class Table:
         if value not in self.KIOSK_SETTINGS.get(key, ()):
             raise ActionRefused(f"{key}: {value!r} is not one of {', '.join(self.KIOSK_SETTINGS.get(key, ()))}")
         self.store.set_setting(key, value)
+
+    def update_state(self) -> UpdateState | None:
+        """Where this kiosk's update stands, as the updater last wrote it (None: no updater here)."""
+        return read_state(self.updates) if self.updates is not None else None
+
+    def ask_update(self, action: str, pin: str, version: str | None = None) -> None:
+        """The owner's word to the updater: "now" (install what is ready, whatever the table),
+        "install" (the bundle on the USB stick), or "force" (put back an older ``version``)."""
+        if action not in ("now", "install", "force"):
+            raise ActionRefused(f"no update action {action!r}")
+        self.check_pin(pin)
+        word = {"action": action, "version": version, "at": self.clock()}
+        self.store.update_setting(REQUEST_KEY, lambda _old: json.dumps(word))
 
     def backup(self, folder: Any, keep: int) -> Any:
         """A backup of the database now (the owner's "Back up now"); the path of the copy."""

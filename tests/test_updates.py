@@ -3,7 +3,6 @@ that it never writes a slot or restarts the kiosk while a game is being played."
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -12,7 +11,7 @@ import pytest
 
 from kiosk import outbox
 from kiosk.updates import bundles, health, rauc
-from kiosk.updates.agent import REQUEST_KEY, Places, Updater
+from kiosk.updates.agent import Places, Updater
 from kiosk.updates.state import (
     COMMITTED,
     DOWNLOADED,
@@ -24,6 +23,7 @@ from kiosk.updates.state import (
     said,
     write_state,
 )
+from shared.game_state import ActionRefused
 from tests.rauc_helpers import COMPATIBLE, Rauc, make_bundle, make_key
 from tests.store_helpers import open_table
 
@@ -71,6 +71,7 @@ class Kiosk:
             touched=folder / "touched",
             usb=self.usb,
         )
+        self.table.updates = self.places.state_file
         self.places.touched.touch()
         self.untouched_for(3600)
         self.restarts = 0
@@ -85,7 +86,7 @@ class Kiosk:
         os.utime(self.places.touched, (then, then))
 
     def ask(self, action, version=None):
-        self.table.store.set_setting(REQUEST_KEY, json.dumps({"action": action, "version": version}))
+        self.table.ask_update(action, PIN, version)
 
     def close(self):
         self.table.close()
@@ -145,6 +146,34 @@ def test_the_owner_can_force_an_older_version_back(kiosk, made):
     kiosk.ask("force", "0.0.9")
     state = kiosk.updater.step()
     assert state.state == INSTALLED and kiosk.rauc.slot_holds("B") == "0.0.9"
+
+
+def test_no_game_can_start_while_the_new_slot_is_written(kiosk, made):
+    on_stick(kiosk, made["0.2.0"])
+    kiosk.ask("install", "0.2.0")
+    refusals = []
+    write = kiosk.updater.write
+
+    def written(state):  # each state as the updater writes it: the table tries to start a game then
+        state = write(state)
+        try:
+            kiosk.table.new_game(["Aces", "Deuces"], first_dealer="N")
+        except ActionRefused as e:
+            refusals.append((state.state, str(e)))
+        return state
+
+    kiosk.updater.write = written
+    assert kiosk.updater.step().state == INSTALLED
+    assert refusals and all(state == "installing" for state, _ in refusals)
+    assert refusals[0][1] == "Writing version 0.2.0: 0 %: a new game can start when it is written (a few minutes)"
+    assert kiosk.table.new_game(["Aces", "Deuces"], first_dealer="N").id  # written: games start again
+
+
+def test_only_the_owner_asks_the_updater(kiosk):
+    with pytest.raises(ActionRefused):
+        kiosk.table.ask_update("now", "000000")
+    with pytest.raises(ActionRefused, match="no update action"):
+        kiosk.table.ask_update("reboot", PIN)
 
 
 def league_offers(kiosk, bundle, url):

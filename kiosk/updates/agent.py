@@ -31,6 +31,7 @@ from kiosk.updates.state import (
     INSTALLING,
     OFFERED,
     REFUSED,
+    REQUEST_KEY,
     ROLLED_BACK,
     UP_TO_DATE,
     UpdateState,
@@ -40,7 +41,6 @@ from kiosk.updates.state import (
 
 log = logging.getLogger("clabber.update")
 
-REQUEST_KEY = "update_request"  # the owner's word from the touchscreen, in the kiosk's settings
 QUIET_AFTER = 600.0  # seconds without a touch before a bundle is written or the kiosk restarts
 LEFT_OPEN = 12 * 3600.0  # an open game untouched this long was left, not paused: it does not hold an update
 

@@ -24,6 +24,7 @@ ROLLED_BACK = "rolled back"
 REFUSED = "refused"
 STATES = (UP_TO_DATE, OFFERED, DOWNLOADING, DOWNLOADED, INSTALLING, INSTALLED, TRYING, COMMITTED, ROLLED_BACK, REFUSED)
 BUSY = (INSTALLING,)  # no new game while the slot is written
+REQUEST_KEY = "update_request"  # the owner's word to the updater (Table.ask_update), a kiosk setting
 
 
 @dataclass(frozen=True)
