@@ -36,7 +36,8 @@ from typing import Any
 
 from kiosk import outbox
 from kiosk.league_http import Refused, Unreachable, call
-from kiosk.store import Store, StoreError, now_utc
+from kiosk.store import Store, StoreError, free_bytes, now_utc
+from kiosk.updates.state import read_state, running_version, state_file
 
 log = logging.getLogger("clabber.sync")
 
@@ -113,6 +114,7 @@ class Sync:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.path = Path(path)
+        self.update_state = state_file()  # the updater's state, told to the league
         self.pace = pace or Pace()
         self.clock = clock
         self.backoff = Backoff(self.pace.first, self.pace.longest, rng or random.Random())
@@ -387,6 +389,39 @@ class Sync:
         by_game = {str(r["game"]): r for r in rulings}
         if by_game != outbox.rulings(store):
             outbox.set_rulings(store, by_game)
+        self.updates(store, link)
+
+    def updates(self, store: Store, link: dict[str, Any]) -> None:
+        """The version the league offers, kept for the updater; and this kiosk's word on itself
+        (its version, slot, free space, its update's state) for the league's fleet page. A league
+        server older than updates has neither: nothing to do."""
+        try:
+            offered = call(link["url"], "GET", "/api/v1/update", key=link["key"], timeout=self.pace.timeout)
+        except Refused as e:
+            if e.status != 404:
+                raise
+            return
+        offer = offered.get("offer")
+        if offer is not None and not (isinstance(offer, dict) and isinstance(offer.get("path"), str)):
+            raise BadAnswer(f"{link['url']} answered the update offer without a bundle's path")
+        kept = {**offer, "url": link["url"] + offer["path"]} if offer else {}
+        if kept != outbox.update_offer(store):
+            outbox.set_update_offer(store, kept)
+        try:
+            call(link["url"], "POST", "/api/v1/report", self.report(store), link["key"], self.pace.timeout)
+        except Refused as e:  # the fleet page misses one report; the games are not held up for it
+            log.warning("sync: the league refused this kiosk's report (%s): %s", e.status, e.why)
+
+    def report(self, store: Store) -> dict[str, Any]:
+        state = read_state(self.update_state)
+        return {
+            "version": running_version(),
+            "slot": state.slot or None,
+            "free_bytes": free_bytes(store.path.parent),
+            "last_sync": self.last_delivery,
+            "update": {"state": state.state, "version": state.version or None, "percent": state.percent,
+                       "why": state.why[:500] or None},
+        }  # fmt: skip
 
     def push(self, store: Store, link: dict[str, Any], games: list[outbox.OutgoingGame]) -> bool:
         """One push of these games' waiting events; True when something came of it (events

@@ -7,6 +7,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -366,11 +367,39 @@ def enrol_code(org: Any, venue_id: int, table: int, minutes: int) -> None:
         click.echo(f"kiosk {live} is live at table {table}: the kiosk enrolled with this code replaces it", err=True)
 
 
+def _fleet(org: Any) -> Any:
+    from league.organiser.fleet import Fleet, bundles_folder
+
+    return Fleet(org.store, bundles_folder(org.store))
+
+
 @league.command("kiosks")
 @_refusals
 def kiosks_list(org: Any) -> None:
-    """Enrolled kiosks (never their keys), as JSON."""
-    click.echo(json.dumps(_kiosks(org).enrolled(), indent=1))
+    """Enrolled kiosks (never their keys) with what each last said at its sync: version, slot, last
+    seen and last sync, free space, the update's state; as JSON."""
+    click.echo(json.dumps(_fleet(org).kiosks(), ensure_ascii=False, indent=1))
+
+
+@league.group("update")
+def update_group() -> None:
+    """The version offered to every kiosk (a signed RAUC bundle: docs/deploy.md, "Updates")."""
+
+
+@update_group.command("offer")
+@click.argument("bundle", type=click.Path(dir_okay=False, path_type=Path))
+@_refusals
+def update_offer(org: Any, bundle: Path) -> None:
+    """Offer BUNDLE to every kiosk from its next sync (the offer before is withdrawn)."""
+    row = _fleet(org).offer(bundle)
+    click.echo(f"version {row['version']} ({row['size'] // 2**20} MB, for {row['compatible']}) offered to every kiosk")
+
+
+@update_group.command("withdraw")
+@_refusals
+def update_withdraw(org: Any) -> None:
+    """Offer no version any more (kiosks that have it keep it)."""
+    click.echo("the offer is withdrawn" if _fleet(org).withdraw() else "no version was offered")
 
 
 @league.command("revoke")

@@ -100,16 +100,14 @@ class OverScreen(KioskScreen):
         the column with the standings and the printer (the sheet keeps its rows)."""
         ids = self.ids
         caption, ruling, side = ids.qr_text, ids.ruling, ids.qr_side
-        if (caption.parent is side) != self.landscape:
-            return  # already laid out for this way round
-        for w in (caption, ruling):
-            w.parent.remove_widget(w)
         if self.landscape:
-            ids.qr_column.add_widget(caption)  # last: under the code
-            ids.sheet_column.add_widget(ruling, index=len(ids.sheet_column.children) - 1)  # under the headline
+            places = ((caption, ids.qr_column, 0), (ruling, ids.sheet_column, len(ids.sheet_column.children) - 1))
         else:
-            side.add_widget(caption, index=len(side.children))  # first: at the top
-            side.add_widget(ruling)  # last: under the standings and the printer
+            places = ((caption, side, len(side.children)), (ruling, side, 0))
+        for w, parent, index in places:  # each where it belongs this way round (the kv file starts mixed)
+            if w.parent is not parent:
+                w.parent.remove_widget(w)
+                parent.add_widget(w, index=min(index, len(parent.children)))
 
     def print_receipt(self) -> None:
         """Prints the game's receipt, or the one that failed again; the screen never waits for it."""

@@ -14,22 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared.bundle import BundleError, BundleInfo, rauc_reason, read_bundle
+
 RAUC = "rauc"
 PROGRESS = re.compile(r"^\s*(\d{1,3})%\s+(.*)$")
-RAUC_NOISE = re.compile(r"^rauc-(Message|Warning|Critical)[^:]*:\s*[\d:.]*:\s*")
 
 
 class RaucError(Exception):
     """RAUC could not do what was asked; the message is RAUC's reason in a line."""
-
-
-@dataclass(frozen=True)
-class BundleInfo:
-    """What a bundle says of itself, once its signature is checked against the keyring."""
-
-    compatible: str
-    version: str
-    signer: str  # the signing certificate's subject, as RAUC names it
 
 
 @dataclass(frozen=True)
@@ -56,14 +48,6 @@ class Status:
         return next((s for s in self.slots if s.bootname == bootname), None)
 
 
-def _reason(text: str) -> str:
-    """RAUC's last words on stderr, without its log prefixes."""
-    lines = [RAUC_NOISE.sub("", line).strip() for line in text.splitlines()]
-    lines = [line for line in lines if line and not PROGRESS.match(line)]
-    failed = [line for line in lines if "fail" in line.lower() or "error" in line.lower()]
-    return (failed or lines or ["RAUC gave no reason"])[-1]
-
-
 def _run(args: list[str], conf: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     command = [RAUC, *args] + ([f"--conf={conf}"] if conf else [])
     try:
@@ -73,7 +57,7 @@ def _run(args: list[str], conf: Path | None = None, timeout: float = 60) -> subp
     except subprocess.TimeoutExpired as e:
         raise RaucError(f"RAUC did not answer within {timeout:.0f} s") from e
     if done.returncode != 0:
-        raise RaucError(_reason(done.stderr + done.stdout))
+        raise RaucError(rauc_reason(done.stderr + done.stdout))
     return done
 
 
@@ -90,13 +74,10 @@ def _json(text: str, what: str) -> dict[str, object]:
 def info(bundle: Path, keyring: Path) -> BundleInfo:
     """The bundle's compatible and version, its signature checked against ``keyring`` first:
     RaucError when it is not signed by a key the keyring trusts, or is not a bundle."""
-    done = _run(["info", f"--keyring={keyring}", "--output-format=json", str(bundle)])
-    data = _json(done.stdout, "word on the bundle")
-    compatible, version = data.get("compatible"), data.get("version")
-    if not isinstance(compatible, str) or not isinstance(version, str):
-        raise RaucError("the bundle names no compatible or no version")
-    signer = re.search(r"Verified \w+ signature by '([^']*)'", done.stderr)
-    return BundleInfo(compatible, version, signer.group(1) if signer else "")
+    try:
+        return read_bundle(bundle, keyring)
+    except BundleError as e:
+        raise RaucError(str(e)) from e
 
 
 def status(conf: Path | None = None) -> Status:
@@ -151,7 +132,7 @@ def install(bundle: Path, progress: Callable[[int, str], None] | None = None, ti
         proc.kill()
         raise RaucError(f"the install did not end within {timeout:.0f} s") from e
     if code != 0:
-        raise RaucError(_reason("".join(said)))
+        raise RaucError(rauc_reason("".join(said)))
 
 
 def mark_good() -> None:

@@ -27,6 +27,15 @@ BUSY = (INSTALLING,)  # no new game while the slot is written
 REQUEST_KEY = "update_request"  # the owner's word to the updater (Table.ask_update), a kiosk setting
 
 
+STATE_FILE = Path("/var/lib/clabber-update/state.json")  # the updater's (systemd/clabber-update.service)
+
+
+def state_file(env: dict[str, str] | None = None) -> Path:
+    """Where the updater writes its state: ``CLABBER_UPDATE_STATE``, else its state directory."""
+    env = dict(os.environ) if env is None else env
+    return Path(env["CLABBER_UPDATE_STATE"]) if env.get("CLABBER_UPDATE_STATE") else STATE_FILE
+
+
 @dataclass(frozen=True)
 class UpdateState:
     """Where the update of this kiosk stands. ``version``: the version offered or being put in;
@@ -47,6 +56,16 @@ class UpdateState:
     def to(self, state: str, **changes: Any) -> UpdateState:
         """This state moved on: ``percent`` and ``why`` start afresh unless given."""
         return replace(self, state=state, percent=changes.pop("percent", 0), why=changes.pop("why", ""), **changes)
+
+
+def running_version() -> str:
+    """The version of the kiosk running (the system slot's: one version a slot)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("clabber-kiosk")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def read_state(path: Path) -> UpdateState:

@@ -6,6 +6,9 @@ POST /api/v1/enrol    {"code"}                       -> {"kiosk", "key", "venue"
 POST /api/v1/push     Bearer key, {"games": [...]}   -> {"games": [{"game", "acked", "resend_from", ...}]}
 GET  /api/v1/tonight  Bearer key [?date=YYYY-MM-DD]  -> {"date", "venue", "table", "meetings": [...]}
 GET  /api/v1/rulings  Bearer key                     -> {"rulings": [{"game", "outcome", "winner", "reason", ...}]}
+GET  /api/v1/update   Bearer key                     -> {"offer": {"version", "size", "sha256", "path", ...} | null}
+GET  /api/v1/update/VERSION.raucb  Bearer key        -> the bundle (ranges answered: a download resumes)
+POST /api/v1/report   Bearer key, {"version", "slot", "free_bytes", "last_sync", "update": {...}} -> {"ok"}
 
 Every refusal is JSON ``{"error": "where and why"}`` with its status, and writes nothing.
 """
@@ -21,10 +24,11 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from league.api.kiosks import Busy, KioskRefused, Kiosks
+from league.organiser.fleet import Fleet, bundles_folder
 from league.organiser.season import LeagueRefused
 from league.store.core import StoreTrouble
 from shared.http.headers import PLAIN_CSP, Hardened
@@ -32,6 +36,7 @@ from shared.jsontext import BadJSON, loads
 
 MOST_BODY = 1024 * 1024  # bytes: a push of 50 whole games is far less
 MOST_ENROL = 1024  # bytes: an enrolment is a ten-letter code
+MOST_REPORT = 4096  # bytes: a kiosk's report is a few short fields
 BODY_SECONDS = 30  # to send a whole body: a kiosk's push is sent in well under a second
 # Pushes stored at once, each in a worker thread of its own. The work is mostly the interpreter's,
 # which runs one thread at a time: more threads only take turns with each other, each push taking
@@ -83,8 +88,10 @@ def _key(request: Request) -> str | None:
     return key.strip() if scheme.lower() == "bearer" and key.strip() else None
 
 
-def create_app(kiosks: Kiosks) -> Hardened:
-    """The API's ASGI application over a league's kiosks library."""
+def create_app(kiosks: Kiosks, fleet: Fleet | None = None) -> Hardened:
+    """The API's ASGI application over a league's kiosks library (and its fleet: the versions offered
+    and the kiosks' reports; kept beside the league's database unless given)."""
+    fleet = fleet or Fleet(kiosks.store, bundles_folder(kiosks.store))
 
     async def answer(request: Request, work: Any) -> JSONResponse:
         try:
@@ -137,12 +144,44 @@ def create_app(kiosks: Kiosks) -> Hardened:
 
         return await answer(request, work)
 
+    async def kiosk_of(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(kiosks.kiosk_for_key, _key(request))
+
+    async def update(request: Request) -> JSONResponse:
+        async def work(request: Request) -> Any:
+            await kiosk_of(request)
+            return await run_in_threadpool(fleet.offer_for_kiosk)
+
+        return await answer(request, work)
+
+    async def bundle(request: Request) -> Response:
+        try:
+            await kiosk_of(request)
+        except KioskRefused as e:
+            return _error(str(e), e.status)
+        path = await run_in_threadpool(fleet.bundle, request.path_params["version"])
+        if path is None:
+            return _error(f"version {request.path_params['version']} is not offered here", 404)
+        return FileResponse(path, media_type="application/octet-stream")  # answers ranges
+
+    async def report(request: Request) -> JSONResponse:
+        async def work(request: Request) -> Any:
+            kiosk = await kiosk_of(request)
+            body = await _json(request, MOST_REPORT)
+            await run_in_threadpool(fleet.report, kiosk["id"], body)
+            return {"ok": True}
+
+        return await answer(request, work)
+
     app = Starlette(
         routes=[
             Route("/api/v1/enrol", enrol, methods=["POST"]),
             Route("/api/v1/push", push, methods=["POST"]),
             Route("/api/v1/tonight", tonight, methods=["GET"]),
             Route("/api/v1/rulings", rulings, methods=["GET"]),
+            Route("/api/v1/update", update, methods=["GET"]),
+            Route("/api/v1/update/{version}.raucb", bundle, methods=["GET"]),
+            Route("/api/v1/report", report, methods=["POST"]),
         ]
     )
     return Hardened(app, PLAIN_CSP)

@@ -26,6 +26,7 @@ from sqlalchemy import exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
 from league.store import events as ev
+from league.store import fleet as _fleet  # noqa: F401  (its tables are in the schema)
 from league.store.events import LeagueEvent
 from league.store.stats import sum_game, sum_teams
 from league.store.tables import (

@@ -1,0 +1,168 @@
+"""The kiosks' software, the organiser's side: a version offered to every kiosk (a RAUC bundle the
+server keeps and hands out), and the fleet as each kiosk last told it at its sync — its version and
+slot, when it was last seen and last delivered, its data partition's free space, its update's
+state. The league hands a bundle on unchecked: each kiosk checks its signature before it installs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from league.organiser.season import LeagueRefused
+from league.store import fleet as fl
+from league.store import kiosks as ks
+from league.store.core import Store, default_path
+from shared.bundle import BundleError, read_bundle
+
+STATES = (
+    "up to date", "offered", "downloading", "downloaded", "installing", "installed", "trying", "committed",
+    "rolled back", "refused",
+)  # fmt: skip
+TEXT_FIELDS = {"version": 64, "slot": 8, "last_sync": 40}
+UPDATE_TEXT = {"state": 32, "version": 64, "why": 500}
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _stamp(t: dt.datetime) -> str:
+    return t.astimezone(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def bundles_folder(store: Store, env: dict[str, str] | None = None) -> Path:
+    """Where the server keeps the bundles it offers: ``CLABBER_LEAGUE_UPDATES``, else beside the
+    league's SQLite file (or, on PostgreSQL, beside where that file would be)."""
+    env = dict(os.environ) if env is None else env
+    if env.get("CLABBER_LEAGUE_UPDATES"):
+        return Path(env["CLABBER_LEAGUE_UPDATES"])
+    database = store.engine.url.database if store.dialect == "sqlite" else None
+    base = Path(database).parent if database and database != ":memory:" else default_path(env).parent
+    return base / "updates"
+
+
+class Fleet:
+    """Offers and reports over the league's store; bundles are kept in ``folder``."""
+
+    def __init__(self, store: Store, folder: Path, clock: Callable[[], dt.datetime] = _now) -> None:
+        self.store = store
+        self.folder = folder
+        self.clock = clock
+
+    # ---- the organiser's offer ------------------------------------------------------------------------
+
+    def offer(self, bundle: Path) -> dict[str, Any]:
+        """Offers ``bundle`` to every kiosk from their next sync (the offer before is withdrawn)."""
+        try:
+            info = read_bundle(bundle)
+        except BundleError as e:
+            raise LeagueRefused(f"{bundle}: not an update bundle ({e})") from e
+        except OSError as e:
+            raise LeagueRefused(f"{bundle}: cannot be read ({e.strerror})") from e
+        kept = self.folder / f"clabber-{info.version}.raucb"
+        part = kept.with_name(kept.name + ".part")
+        digest = hashlib.sha256()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with open(bundle, "rb") as source, open(part, "wb") as out:
+                while chunk := source.read(1 << 20):
+                    digest.update(chunk)
+                    out.write(chunk)
+            part.replace(kept)
+        except OSError as e:
+            part.unlink(missing_ok=True)
+            raise LeagueRefused(f"cannot keep the bundle in {self.folder}: {e.strerror or e}") from e
+        row = {
+            "version": info.version,
+            "compatible": info.compatible,
+            "size": kept.stat().st_size,
+            "sha256": digest.hexdigest(),
+            "file": str(kept),
+            "offered_at": _stamp(self.clock()),
+        }
+        with self.store.write() as w:
+            row["id"] = fl.offer(w.conn, row)
+        return row
+
+    def withdraw(self) -> bool:
+        """No version is offered any more (kiosks fetching one may finish)."""
+        with self.store.write() as w:
+            return fl.withdraw(w.conn, _stamp(self.clock()))
+
+    def current(self) -> dict[str, Any] | None:
+        with self.store.read() as r:
+            return fl.current_offer(r.conn)
+
+    # ---- the kiosk's side -------------------------------------------------------------------------------
+
+    def offer_for_kiosk(self) -> dict[str, Any]:
+        """The answer to a kiosk asking what is offered: the version, its size, its SHA-256 and where
+        to fetch it (a path on this server)."""
+        row = self.current()
+        if row is None:
+            return {"offer": None}
+        keys = ("version", "compatible", "size", "sha256")
+        return {"offer": {**{k: row[k] for k in keys}, "path": f"/api/v1/update/{row['version']}.raucb"}}
+
+    def bundle(self, version: str) -> Path | None:
+        """The kept file of an offered ``version`` (withdrawn ones too: a kiosk may be resuming)."""
+        with self.store.read() as r:
+            row = fl.offer_of(r.conn, version)
+        path = Path(row["file"]) if row is not None else None
+        return path if path is not None and path.is_file() else None
+
+    def report(self, kiosk: int, body: Any) -> None:
+        """What a kiosk says of itself at its sync; 422 (LeagueRefused) for anything malformed."""
+        if not isinstance(body, dict):
+            raise LeagueRefused("a kiosk's report is a JSON object")
+        row: dict[str, Any] = {}
+        for name, most in TEXT_FIELDS.items():
+            row[name] = _text(body.get(name), name, most)
+        free = body.get("free_bytes")
+        if free is not None and (isinstance(free, bool) or not isinstance(free, int) or free < 0):
+            raise LeagueRefused("free_bytes: a count of bytes")
+        row["free_bytes"] = free
+        update = body.get("update") or {}
+        if not isinstance(update, dict):
+            raise LeagueRefused("update: an object")
+        for name, most in UPDATE_TEXT.items():
+            row[f"update_{name}"] = _text(update.get(name), f"update.{name}", most)
+        if row["update_state"] is not None and row["update_state"] not in STATES:
+            raise LeagueRefused(f"update.state: one of {', '.join(STATES)}")
+        percent = update.get("percent")
+        if percent is not None and (
+            isinstance(percent, bool) or not isinstance(percent, int) or not 0 <= percent <= 100
+        ):
+            raise LeagueRefused("update.percent: 0 to 100")
+        row["update_percent"] = percent
+        row["reported_at"] = _stamp(self.clock())
+        with self.store.write() as w:
+            fl.report(w.conn, kiosk, row)
+
+    # ---- the fleet ----------------------------------------------------------------------------------------
+
+    def kiosks(self) -> list[dict[str, Any]]:
+        """Every kiosk ever enrolled (revoked ones with when), with what it last said of itself (None
+        before it did)."""
+        with self.store.read() as r:
+            enrolled = ks.all_kiosks(r.conn)
+            said = fl.reports(r.conn)
+        keys = ("version", "slot", "free_bytes", "last_sync", "reported_at")
+        out = []
+        for k in enrolled:
+            s = said.get(k["id"], {})
+            update = {n: s.get(f"update_{n}") for n in ("state", "version", "percent", "why")} if s else None
+            out.append({**k, **{n: s.get(n) for n in keys}, "update": update})
+        return out
+
+
+def _text(value: Any, name: str, most: int) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > most:
+        raise LeagueRefused(f"{name}: text of at most {most} characters")
+    return value
