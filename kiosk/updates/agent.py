@@ -1,11 +1,10 @@
-"""The updater: a root service of its own (``clabber update agent``, systemd/clabber-update.service)
-that takes a bundle from the league or from a USB stick and puts it into the slot not running,
-only between games.
+"""The updater, to run as root beside the kiosk: it takes a bundle from the league or from a USB
+stick and puts it into the slot not running, only between games.
 
 Each ``step`` looks at what is offered (the league's offer, which the sync worker keeps in the
 kiosk's database; bundles on the backup stick), at what the owner asked on the touchscreen, and at
 the table: a bundle is written only when no game is open and nobody has touched the screen for
-``quiet_after`` seconds, or at once when the owner taps "Update now"; the kiosk restarts into the
+``quiet_after`` seconds, or at once on the owner's word (``Table.ask_update``); the kiosk restarts into the
 new slot at the next such moment. What it does is written in the state file (kiosk/updates/state.py)
 at every step, which the screen and the league's fleet page show.
 """

@@ -1,4 +1,4 @@
-"""The boot's word on an update (``clabber update check``, systemd/clabber-update-check.service).
+"""The boot's word on an update, run at each boot after an install.
 
 After an install the next boot is a try of the new slot. On that boot this check waits for the
 new system to prove itself — the kiosk's service active (it tells systemd only once its first frame
