@@ -30,7 +30,7 @@ from league.store.kiosks import kiosk_divergences, kiosk_events
 from league.store.tables import games as league_games
 from tests.crash_writer import random_quick_hand
 from tests.league_kiosk_helpers import league_with_schedule, tonight_now
-from tests.league_server import CLABBER
+from tests.league_server import CLABBER, LeagueServer
 from tests.store_helpers import open_table
 
 QUICK = Pace(
@@ -204,6 +204,17 @@ def tonight_league(db: str) -> dict[str, Any]:
     with store.read() as r:
         meetings = {v: r.meeting(m) for v, m in world["meeting_at"].items()}
     return {**world, "store": store, "kiosks": Kiosks(store), "meeting": meetings}
+
+
+def served_league(db: str) -> Iterator[dict[str, Any]]:
+    """tonight_league served by ``clabber league serve`` on loopback, with its ``server`` and ``url``
+    (and ``db``), for a fixture to yield from."""
+    world = tonight_league(db)
+    server = LeagueServer(db)
+    server.start()
+    yield {**world, "server": server, "url": server.url, "db": db}
+    server.stop()
+    world["store"].close()
 
 
 def kiosk_at(world: dict[str, Any], folder: Path, venue: int, url: str, seed: int = 1) -> tuple[Kiosk, int]:

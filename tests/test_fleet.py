@@ -13,10 +13,11 @@ import pytest
 from kiosk import outbox
 from kiosk.sync import Sync
 from kiosk.updates import download
-from kiosk.updates.state import ROLLED_BACK, UpdateState, write_state
-from tests.league_server import CLABBER, LeagueServer
+from kiosk.updates.state import UpdateState, write_state
+from shared.update_states import ROLLED_BACK
+from tests.league_server import CLABBER
 from tests.rauc_helpers import make_bundle, make_key
-from tests.sync_helpers import QUICK, kiosk_at, tonight_league
+from tests.sync_helpers import QUICK, kiosk_at, served_league
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +30,7 @@ def bundle(tmp_path_factory):
 def league(tmp_path, monkeypatch):
     monkeypatch.setenv("CLABBER_LEAGUE_UPDATES", str(tmp_path / "offered"))
     monkeypatch.setenv("CLABBER_UPDATE_STATE", str(tmp_path / "update-state.json"))
-    db = str(tmp_path / "league.db")
-    world = tonight_league(db)
-    server = LeagueServer(db)
-    server.start()
-    yield {**world, "server": server, "url": server.url, "db": db}
-    server.stop()
-    world["store"].close()
+    yield from served_league(str(tmp_path / "league.db"))
 
 
 def league_cli(db, *args):

@@ -11,7 +11,6 @@ import os
 import sqlite3
 import subprocess
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from league.api.app import create_app
 from league.api.kiosks import Kiosks
 from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule, played_game, snapshot
-from tests.league_server import CLABBER, LeagueServer
+from tests.league_server import CLABBER
 from tests.store_helpers import open_table
 from tests.sync_helpers import (
     QUICK,
@@ -36,31 +35,22 @@ from tests.sync_helpers import (
     kiosk_at,
     league_game_count,
     league_holds,
-    tonight_league,
+    served_league,
     wait_until,
     worker,
 )
 
 
-def _served(db: str) -> Iterator[dict[str, Any]]:
-    world = tonight_league(db)
-    server = LeagueServer(db)
-    server.start()
-    yield {**world, "server": server, "url": server.url, "db": db}
-    server.stop()
-    world["store"].close()
-
-
 @pytest.fixture
 def league(league_db):
     """A league served on SQLite and on PostgreSQL."""
-    yield from _served(league_db)
+    yield from served_league(league_db)
 
 
 @pytest.fixture
 def one_league(tmp_path):
     """A league served on SQLite only: for what does not depend on the league's database."""
-    yield from _served(str(tmp_path / "league.db"))
+    yield from served_league(str(tmp_path / "league.db"))
 
 
 def _finish_a_game(kiosk) -> int:

@@ -98,25 +98,26 @@ class Keyboard(GridLayout):
         self.clear_widgets()
         typist = self.typist
         address = self.keys == "address"
-        rows = ADDRESS if address else ALPHABET
-        for letters in rows[:-1] if address else rows:
+        # An address's last letters share the row of the word keys; the alphabet's rows are whole.
+        rows, with_words = (ADDRESS[:-1], ADDRESS[-1]) if address else (ALPHABET, "")
+
+        def letters_row(letters: str) -> BoxLayout:
             row = BoxLayout(spacing=4)
             for k in letters:
                 key = Big(text=k)
                 key.bind(on_release=lambda b: typist.type(b.text))
                 row.add_widget(key)
-            self.add_widget(row)
-        row = BoxLayout(spacing=4)
-        for k in rows[-1] if address else "":
-            key = Big(text=k)
-            key.bind(on_release=lambda b: typist.type(b.text))
-            row.add_widget(key)
+            return row
+
+        for letters in rows:
+            self.add_widget(letters_row(letters))
+        row = letters_row(with_words)
         last = [
             ("space", lambda *_: typist.type("space")),
             ("⌫", lambda *_: typist.type("⌫")),
             (self.last_key, lambda *_: typist.next_field()),
         ]
-        for label, fn in last[1:] if self.keys == "address" else last:
+        for label, fn in last[1:] if address else last:
             b = Big(text=label, font_size=_word_key_font() if len(label) > 1 else _key_font())
             if address and len(label) > 1:
                 b.size_hint_x = 2  # the words beside the letters' keys
@@ -253,12 +254,15 @@ def escape(text: str) -> str:
     return str(escape_markup(text))
 
 
-def text_width(text: str, font_size: float, markup: bool = False, bold: bool = False) -> float:
-    """How wide ``text`` is drawn, in pixels (with the kiosk's font)."""
+def text_width(
+    text: str, font_size: float, markup: bool = False, bold: bool = False, font_name: str | None = None
+) -> float:
+    """How wide ``text`` is drawn, in pixels (with the kiosk's font, or ``font_name``)."""
     from kivy.core.text import Label as CoreLabel
     from kivy.core.text.markup import MarkupLabel
 
-    core = (MarkupLabel if markup else CoreLabel)(text=text, font_size=font_size, bold=bold)
+    face = {"font_name": font_name} if font_name else {}
+    core = (MarkupLabel if markup else CoreLabel)(text=text, font_size=font_size, bold=bold, **face)
     core.refresh()
     return float(core.content_width)
 

@@ -23,19 +23,16 @@ from typing import Any
 from kiosk import outbox
 from kiosk.store import Store, StoreError, open_reader
 from kiosk.updates import bundles, download, rauc
-from kiosk.updates.state import (
+from kiosk.updates.state import REQUEST_KEY, UpdateState, read_state, write_state
+from shared.update_states import (
     DOWNLOADED,
     DOWNLOADING,
     INSTALLED,
     INSTALLING,
     OFFERED,
     REFUSED,
-    REQUEST_KEY,
     ROLLED_BACK,
     UP_TO_DATE,
-    UpdateState,
-    read_state,
-    write_state,
 )
 
 log = logging.getLogger("clabber.update")

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kiosk.updates import rauc
+from shared.bundle import BundleError, BundleInfo, read_bundle
 
 VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:\+[0-9A-Za-z.-]+)?$")
 
@@ -37,13 +37,13 @@ def version_key(text: str) -> tuple[int, ...]:
     return tuple(numbers)
 
 
-def judge(bundle: Path, system: System, force_older: bool = False) -> rauc.BundleInfo:
+def judge(bundle: Path, system: System, force_older: bool = False) -> BundleInfo:
     """The bundle's own word on itself, when this kiosk takes it; Refusal with why otherwise."""
     if not bundle.is_file():
         raise Refusal(f"{bundle}: no such bundle")
     try:
-        found = rauc.info(bundle, system.keyring)
-    except rauc.RaucError as e:
+        found = read_bundle(bundle, system.keyring)
+    except BundleError as e:
         raise Refusal(f"not signed by a key this kiosk trusts, or not a bundle ({e})") from e
     if found.compatible != system.compatible:
         raise Refusal(f"made for {found.compatible!r}, not for this kiosk ({system.compatible!r})")

@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from kiosk.updates import rauc
-from kiosk.updates.state import COMMITTED, DOWNLOADED, INSTALLED, INSTALLING, ROLLED_BACK, TRYING, UpdateState
+from kiosk.updates.state import UpdateState
+from shared.update_states import COMMITTED, DOWNLOADED, INSTALLED, INSTALLING, ROLLED_BACK, TRYING
 
 log = logging.getLogger("clabber.update")
 

@@ -1,5 +1,6 @@
-"""RAUC, the update controller, as the kiosk's updater uses it: what a bundle says of itself, the
-slots and which one runs, an install with its progress, and the word that commits a tried slot.
+"""RAUC, the update controller, as the kiosk's updater uses it: the slots and which one runs, an
+install with its progress, and the word that commits a tried slot (what a bundle says of itself is
+shared/bundle.py's).
 
 Each call runs the ``rauc`` command (Debian's package; its service does the work over D-Bus) and
 turns its failures into ``RaucError`` with RAUC's own words, never a traceback.
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.bundle import BundleError, BundleInfo, rauc_reason, read_bundle
+from shared.bundle import rauc_reason
 
 RAUC = "rauc"
 PROGRESS = re.compile(r"^\s*(\d{1,3})%\s+(.*)$")
@@ -26,32 +27,26 @@ class RaucError(Exception):
 
 @dataclass(frozen=True)
 class Slot:
-    """One system slot: its name for the boot loader (A, B) and its state."""
+    """One system slot, by its name for the boot loader (A, B), and whether it may still boot."""
 
-    name: str  # rootfs.0, rootfs.1
     bootname: str
-    booted: bool
     good: bool
-    version: str | None  # the version of the bundle last written into it, where RAUC recorded it
 
 
 @dataclass(frozen=True)
 class Status:
-    """The system as RAUC sees it: which slot runs and which one boots next."""
+    """The system as RAUC sees it: which slot runs, and each slot's state."""
 
-    compatible: str
     booted: str  # the running slot's bootname
-    primary: str | None  # the slot the next boot starts (its bootname)
     slots: tuple[Slot, ...]
 
     def slot(self, bootname: str) -> Slot | None:
         return next((s for s in self.slots if s.bootname == bootname), None)
 
 
-def _run(args: list[str], conf: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    command = [RAUC, *args] + ([f"--conf={conf}"] if conf else [])
+def _run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([RAUC, *args], capture_output=True, text=True, timeout=timeout)
     except FileNotFoundError as e:
         raise RaucError("RAUC is not installed here (on Debian: sudo apt install rauc rauc-service)") from e
     except subprocess.TimeoutExpired as e:
@@ -71,44 +66,18 @@ def _json(text: str, what: str) -> dict[str, object]:
     return data
 
 
-def info(bundle: Path, keyring: Path) -> BundleInfo:
-    """The bundle's compatible and version, its signature checked against ``keyring`` first:
-    RaucError when it is not signed by a key the keyring trusts, or is not a bundle."""
-    try:
-        return read_bundle(bundle, keyring)
-    except BundleError as e:
-        raise RaucError(str(e)) from e
-
-
-def status(conf: Path | None = None) -> Status:
+def status() -> Status:
     """The slots and their states, from the running RAUC service."""
-    data = _json(_run(["status", "--detailed", "--output-format=json"], conf).stdout, "status")
-    slots = []
+    data = _json(_run(["status", "--output-format=json"]).stdout, "status")
     listed = data.get("slots")
-    for entry in listed if isinstance(listed, list) else []:
-        if not isinstance(entry, dict):
-            continue
-        for name, s in entry.items():
-            if not isinstance(s, dict) or s.get("class") != "rootfs":
-                continue
-            bundle = (s.get("slot_status") or {}).get("bundle") or {}
-            slots.append(
-                Slot(
-                    name=name,
-                    bootname=str(s.get("bootname")),
-                    booted=s.get("state") == "booted",
-                    good=s.get("boot_status") == "good",
-                    version=bundle.get("version") if isinstance(bundle, dict) else None,
-                )
-            )
-    primary = data.get("boot_primary")
-    by_name = {s.name: s.bootname for s in slots}
-    return Status(
-        compatible=str(data.get("compatible")),
-        booted=str(data.get("booted")),
-        primary=by_name.get(str(primary)) if primary else None,
-        slots=tuple(slots),
-    )
+    slots = [
+        Slot(bootname=str(s.get("bootname")), good=s.get("boot_status") == "good")
+        for entry in (listed if isinstance(listed, list) else [])
+        if isinstance(entry, dict)
+        for s in entry.values()
+        if isinstance(s, dict) and s.get("class") == "rootfs"
+    ]
+    return Status(booted=str(data.get("booted")), slots=tuple(slots))
 
 
 def install(bundle: Path, progress: Callable[[int, str], None] | None = None, timeout: float = 3600) -> None:

@@ -11,23 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-# The states, in the words the league's fleet page shows.
-UP_TO_DATE = "up to date"
-OFFERED = "offered"
-DOWNLOADING = "downloading"
-DOWNLOADED = "downloaded"  # checked, waiting for a moment with no game open
-INSTALLING = "installing"  # the slot not running is being written
-INSTALLED = "installed"  # written: the next start tries it
-TRYING = "trying"  # the new version runs once, until its health check
-COMMITTED = "committed"
-ROLLED_BACK = "rolled back"
-REFUSED = "refused"
-STATES = (UP_TO_DATE, OFFERED, DOWNLOADING, DOWNLOADED, INSTALLING, INSTALLED, TRYING, COMMITTED, ROLLED_BACK, REFUSED)
-BUSY = (INSTALLING,)  # no new game while the slot is written
+from shared import update_states as S
+
+BUSY = (S.INSTALLING,)  # no new game while the slot is written
 REQUEST_KEY = "update_request"  # the owner's word to the updater (Table.ask_update), a kiosk setting
-
-
-STATE_FILE = Path("/var/lib/clabber-update/state.json")  # the updater's (systemd/clabber-update.service)
+STATE_FILE = Path("/var/lib/clabber-update/state.json")  # the updater's own folder, which the kiosk may read
 
 
 def state_file(env: dict[str, str] | None = None) -> Path:
@@ -42,7 +30,7 @@ class UpdateState:
     ``running``: the version running; ``source``: "league" or "usb"; ``why``: a refusal's or a
     rollback's reason, or what the updater waits for."""
 
-    state: str = UP_TO_DATE
+    state: str = S.UP_TO_DATE
     running: str = ""
     version: str = ""
     percent: int = 0
@@ -75,7 +63,7 @@ def read_state(path: Path) -> UpdateState:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return UpdateState()
-    if not isinstance(data, dict) or data.get("state") not in STATES:
+    if not isinstance(data, dict) or data.get("state") not in S.STATES:
         return UpdateState()
     fields = UpdateState.__dataclass_fields__
     kept = {k: v for k, v in data.items() if k in fields and isinstance(v, type(getattr(UpdateState(), k)))}
@@ -99,23 +87,23 @@ def write_state(path: Path, state: UpdateState) -> UpdateState:
 def said(s: UpdateState) -> str:
     """The state in a line for the owner's screen."""
     match s.state:
-        case "offered":
+        case S.OFFERED:
             where = "on the USB stick" if s.source == "usb" else "from the league"
             return f"Version {s.version} {where} can be installed"
-        case "downloading":
+        case S.DOWNLOADING:
             return f"Downloading version {s.version}: {s.percent} %" + (f" ({s.why})" if s.why else "")
-        case "downloaded":
+        case S.DOWNLOADED:
             return f"Version {s.version} is ready: it is installed when no game is open"
-        case "installing":
+        case S.INSTALLING:
             return f"Writing version {s.version}: {s.percent} %"
-        case "installed":
+        case S.INSTALLED:
             return f"Version {s.version} is installed: the kiosk restarts into it when no game is open"
-        case "trying":
+        case S.TRYING:
             return f"Trying version {s.version}: it is kept once it has proved itself"
-        case "committed":
+        case S.COMMITTED:
             return f"Version {s.running} runs"
-        case "rolled back":
+        case S.ROLLED_BACK:
             return f"Rolled back from version {s.version}: {s.why}"
-        case "refused":
+        case S.REFUSED:
             return f"Version {s.version or '?'} refused: {s.why}"
     return f"Version {s.running} runs: up to date" if s.running else "Up to date"

@@ -37,9 +37,8 @@ from shared.events import GameEvent
 from shared.game_state import GameState
 from shared.http.headers import Hardened, content_security_policy
 from shared.http.server import guarded_server, run
-from shared.present import corrections_of, hand_summary, unbroken
+from shared.present import corrections_of, hand_summary, page_lines
 from shared.present import rows as sheet_rows
-from shared.replay import Line, replay_lines
 from shared.share import qr_svg, result_of, result_url, viewer_link
 from shared.stats import Tally, as_cells, view
 
@@ -240,7 +239,7 @@ def view_of(game: GameState, site: Site) -> dict[str, Any]:
     hands = [
         {
             "number": row.number,
-            "lines": [Line(unbroken(x.text), x.kind, x.depth) for x in replay_lines(entry.hand, game.rules)],
+            "lines": page_lines(entry.hand, game.rules),
             "summary": hand_summary(row),
             "corrected": bool(entry.corrections),
         }

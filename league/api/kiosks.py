@@ -31,7 +31,7 @@ from league.store import core as st
 from league.store import events as ev
 from league.store import kiosks as ks
 from league.store import stats as fs
-from league.store.core import Reader, Store, StoreTrouble, Writer
+from league.store.core import Reader, Store, StoreTrouble, Writer, stamp
 from shared.events import GAME_STARTED, UNDONE, GameEvent
 from shared.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
 from shared.jsontext import BadJSON, is_timestamp, loads, texts
@@ -81,10 +81,6 @@ def normal_code(text: str) -> str:
     return "".join(c for c in str(text).upper() if c not in " -")
 
 
-def _stamp(t: dt.datetime) -> str:
-    return t.astimezone(dt.UTC).isoformat(timespec="milliseconds")
-
-
 def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
@@ -126,14 +122,14 @@ class Kiosks:
                 raise LeagueRefused(f"there is no venue {venue}")
             if isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= v["tables"]:
                 raise LeagueRefused(f"venue {v['name']!r} has tables 1 to {v['tables']}, not {table}")
-            ks.add_code(w.conn, digest(code), venue, table, _stamp(now), _stamp(now + dt.timedelta(minutes=minutes)))
+            ks.add_code(w.conn, digest(code), venue, table, stamp(now), stamp(now + dt.timedelta(minutes=minutes)))
         return f"{code[:5]}-{code[5:]}"
 
     def revoke(self, kiosk: int) -> None:
         with self.store.write() as w:
             if ks.kiosk(w.conn, kiosk) is None:
                 raise LeagueRefused(f"there is no kiosk {kiosk}")
-            if not ks.revoke(w.conn, kiosk, _stamp(self.clock())):
+            if not ks.revoke(w.conn, kiosk, stamp(self.clock())):
                 raise LeagueRefused(f"kiosk {kiosk}'s key is already revoked")
 
     def enrolled(self) -> list[dict[str, Any]]:
@@ -156,7 +152,7 @@ class Kiosks:
             raise KioskRefused(STALE, 403)  # a code is letters and digits: this one was never made
         key = secrets.token_urlsafe(32)  # 256 random bits
         when = self.clock()
-        now, seconds = _stamp(when), when.timestamp()
+        now, seconds = stamp(when), when.timestamp()
         with self.store.write() as w:  # the league's lock: the count and the attempt one at a time
             wrong = ks.wrong_codes_since(w.conn, seconds - WRONG_CODES_WINDOW)
             if len(wrong) >= WRONG_CODES:
@@ -268,7 +264,7 @@ class Kiosks:
                 raise StoreTrouble("push: the game was being bound by another push: send it again") from None
 
     def _push(self, kiosk: Kiosk, body: Any) -> dict[str, Any]:
-        now = _stamp(self.clock())
+        now = stamp(self.clock())
         folded: list[tuple[Where, Folding]] = []
         with self.store.write(league_lock=False) as w:
             k = kiosk if isinstance(kiosk, dict) else _kiosk_for_key(w, kiosk)

@@ -15,23 +15,16 @@ from typing import Any
 from league.organiser.season import LeagueRefused
 from league.store import fleet as fl
 from league.store import kiosks as ks
-from league.store.core import Store, default_path
+from league.store.core import Store, default_path, stamp
 from shared.bundle import BundleError, read_bundle
+from shared.update_states import STATES
 
-STATES = (
-    "up to date", "offered", "downloading", "downloaded", "installing", "installed", "trying", "committed",
-    "rolled back", "refused",
-)  # fmt: skip
 TEXT_FIELDS = {"version": 64, "slot": 8, "last_sync": 40}
 UPDATE_TEXT = {"state": 32, "version": 64, "why": 500}
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-
-
-def _stamp(t: dt.datetime) -> str:
-    return t.astimezone(dt.UTC).isoformat(timespec="milliseconds")
 
 
 def bundles_folder(store: Store, env: dict[str, str] | None = None) -> Path:
@@ -82,7 +75,7 @@ class Fleet:
             "size": kept.stat().st_size,
             "sha256": digest.hexdigest(),
             "file": str(kept),
-            "offered_at": _stamp(self.clock()),
+            "offered_at": stamp(self.clock()),
         }
         with self.store.write() as w:
             row["id"] = fl.offer(w.conn, row)
@@ -91,7 +84,7 @@ class Fleet:
     def withdraw(self) -> bool:
         """No version is offered any more (kiosks fetching one may finish)."""
         with self.store.write() as w:
-            return fl.withdraw(w.conn, _stamp(self.clock()))
+            return fl.withdraw(w.conn, stamp(self.clock()))
 
     def current(self) -> dict[str, Any] | None:
         with self.store.read() as r:
@@ -139,7 +132,7 @@ class Fleet:
         ):
             raise LeagueRefused("update.percent: 0 to 100")
         row["update_percent"] = percent
-        row["reported_at"] = _stamp(self.clock())
+        row["reported_at"] = stamp(self.clock())
         with self.store.write() as w:
             fl.report(w.conn, kiosk, row)
 

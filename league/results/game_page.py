@@ -10,9 +10,8 @@ from engine.seats import SEAT_NAMES
 from league.store import kiosks as ks
 from league.store.core import Reader
 from shared.game_state import ActionRefused, GameState
-from shared.present import corrections_of, hand_summary, unbroken
+from shared.present import corrections_of, hand_summary, page_lines
 from shared.present import rows as sheet_rows
-from shared.replay import Line, replay_lines
 
 
 def result_words(outcome: str | None, a: str, b: str) -> str:
@@ -69,7 +68,7 @@ def _table_view(r: Reader, kiosk: int, game: int, m: dict[str, Any], names: dict
             {
                 "number": row.number,
                 "summary": hand_summary(row),
-                "lines": [Line(unbroken(x.text), x.kind, x.depth) for x in replay_lines(entry.hand, state.rules)],
+                "lines": page_lines(entry.hand, state.rules),
                 "corrected": bool(entry.corrections),
             }
             for row, entry in zip(state.sheet.rows, state.hands, strict=True)

@@ -129,8 +129,13 @@ def _engine(url: URL) -> Engine:
     return engine
 
 
+def stamp(t: dt.datetime) -> str:
+    """A moment as the store keeps it: UTC, ISO 8601 to the millisecond (they sort as text)."""
+    return t.astimezone(dt.UTC).isoformat(timespec="milliseconds")
+
+
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+    return stamp(dt.datetime.now(dt.UTC))
 
 
 def _row(r: sa.Row[Any] | None) -> dict[str, Any] | None:
