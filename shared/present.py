@@ -5,17 +5,24 @@ a row, corrections and what they changed."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.seats import TEAM_NAMES, seat_name
 
+if TYPE_CHECKING:
+    from shared.replay import Line
+
 # A seat and its card ("E 10♠", "W's Q♦"), a seat and its team ("N (NS)"), a team and its points
-# ("EW 0"), a number and its unit ("24 points"): a reader needs each on one line.
+# ("EW 0"), a number and its unit ("24 points"), a score ("500 – 320"), the replay's "(+ cards":
+# a reader needs each on one line.
 _TOGETHER = re.compile(
     r"(?<!\w)([NESW](?:'s)?) (?=(?:10|[AKQJ9])[♠♥♦♣])"
     r"|(?<!\w)([NESW]) (?=\((?:NS|EW)\))"
     r"|(?<!\w)(NS|EW) (?=\d)"
     r"|(?<![\w.])(\d+) (?=(?:points?|games?|hands?|deals)(?!\w))"
+    r"|(?<![\w.])(\d+) (?=– \d)"
+    r"|(?<=\d )(–) (?=\d)"
+    r"|(\(\+) (?=cards)"  # the replay's "(+ cards not yet seen)"
 )
 
 
@@ -23,6 +30,14 @@ def unbroken(text: str) -> str:
     """``text`` with a no-break space where a line must not break (screens and pages; never the
     terminal's text, which is for copying)."""
     return _TOGETHER.sub(lambda m: next(g for g in m.groups() if g is not None) + "\u00a0", text)
+
+
+def page_lines(hand: Any, rules: Any) -> list[Line]:
+    """A hand's replay as the result pages show it: ``replay_lines`` kept unbroken (imported here,
+    not at the top: the solver behind the replay is not loaded for the kiosk's first frame)."""
+    from shared.replay import Line, replay_lines
+
+    return [Line(unbroken(x.text), x.kind, x.depth) for x in replay_lines(hand, rules)]
 
 
 _ORDER = {k: i for i, k in enumerate(("NS", "EW", "N", "E", "S", "W"))}

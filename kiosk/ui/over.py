@@ -10,7 +10,7 @@ from kivy.properties import BooleanProperty, StringProperty
 
 from kiosk.ui.base import KioskScreen
 from kiosk.ui.sheet import ruling_of, scroll_to_end, with_heights
-from shared.present import sheet_lines
+from shared.present import sheet_lines, unbroken
 from shared.share import qr_matrix, result_url
 
 
@@ -61,6 +61,7 @@ class OverScreen(KioskScreen):
             self.headline = f"{win} win {hi} – {lo}"
         else:
             self.headline = f"Game ended at {t[0]} – {t[1]}"
+        self.headline = unbroken(self.headline)  # its score on one line
         self.ns_total, self.ew_total = str(t[0]), str(t[1])
         self.winner = g.winner or ""
         self.ids.rows.data = with_heights(sheet_lines(g), self.landscape)
@@ -137,15 +138,12 @@ class OverScreen(KioskScreen):
         """The QR code's link written in full under it, to type where a phone cannot scan: without
         its scheme (a browser adds it), in a face that tells l from I and 0 from O, its address and
         its path on lines of their own where one line is too narrow; a league's says what it opens."""
-        from kivy.core.text import Label as CoreLabel
-
         from kiosk.ui import theme
         from kiosk.ui.boot import font_path
+        from kiosk.ui.widgets import text_width
 
         def fits(text: str) -> bool:
-            core = CoreLabel(text=text, font_size=theme.small(), font_name=font_path(mono=True))
-            core.refresh()
-            return bool(core.content_width <= self.ids.qr_text.width - 4)
+            return text_width(text, theme.small(), font_name=font_path(mono=True)) <= self.ids.qr_text.width - 4
 
         said = getattr(self, "_url", "").split("://", 1)[-1]
         host, slash, path = said.partition("/")

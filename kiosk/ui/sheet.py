@@ -10,7 +10,7 @@ from kivy.uix.boxlayout import BoxLayout
 from engine.seats import seat_name
 from kiosk.league_words import ruling_line
 from kiosk.ui.base import KioskScreen
-from shared.present import sheet_lines
+from shared.present import sheet_lines, unbroken
 
 
 class SheetLine(BoxLayout):
@@ -99,10 +99,11 @@ def scroll_to_end(rows: Any) -> None:
 
 
 def ruling_of(table: Any, g: Any) -> str:
-    """The organiser's ruling on a league game, in a line ("" for none, or a friendly game)."""
+    """The organiser's ruling on a league game, in a line ("" for none, or a friendly game); its
+    score kept on one line."""
     if g.league is None:
         return ""
-    return ruling_line(table.rulings().get(str(g.id)), g.league, table.tonight())
+    return unbroken(ruling_line(table.rulings().get(str(g.id)), g.league, table.tonight()))
 
 
 def with_heights(lines: list[dict[str, Any]], landscape: bool) -> list[dict[str, Any]]:

@@ -35,6 +35,8 @@ TOGETHER = re.compile(
     r"|(?<!\w)[NESW][ \u00a0]\((?:NS|EW)\)"
     r"|(?<!\w)(?:NS|EW)[ \u00a0]\d+"
     r"|(?<![\w.])\d+[ \u00a0](?:points?|games?|hands?|deals|mm|%)(?!\w)"
+    r"|(?<![\w.])\d+[ \u00a0]–[ \u00a0]\d+"  # a score: "500 – 320"
+    r"|\(\+[ \u00a0]cards"  # the replay's "(+ cards not yet seen)": a "(+" alone reads as nothing
 )
 NUMBER = re.compile(r"^\d[\d,]*(?: W)?$")  # a total on its own, or the winner's with its W
 PLAYED_APART = 3.0  # a played card against one still in hand, as drawn (WCAG contrast)
