@@ -260,7 +260,7 @@ install_config() {
   mv "$tmp" "$ETC/config.toml"
 }
 
-KIOSK_SERVICES=(clabber-kiosk.service clabber-web.service clabber-sync.service clabber-backup.timer)
+KIOSK_SERVICES=(clabber-kiosk.service clabber-web.service clabber-sync.service clabber-backup.timer clabber-update.service clabber-update-check.service)
 LEAGUE_SERVICES=(clabber-league.service)
 
 install_units() {

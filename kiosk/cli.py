@@ -25,6 +25,7 @@ import click
 from engine.errors import EntryError
 from engine.text import json_safe, terminal_safe
 from kiosk.league_cli import league
+from kiosk.updates.cli import update
 
 # The kiosk's own libraries (its extra, pyproject.toml): without them this part is not installed here.
 NEEDS = ("kivy", "sqlite_utils", "gpiozero", "escpos")
@@ -800,3 +801,4 @@ def kiosk_command(
 
 
 commands.add_command(league)
+commands.add_command(update)

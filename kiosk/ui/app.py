@@ -59,6 +59,7 @@ class KioskRoot(FloatLayout):
     table = ObjectProperty(None)
     dim_after = NumericProperty(0)  # seconds without a touch before the screen dims; 0 never
     receipts = ObjectProperty(None, allownone=True)  # the receipt printer (kiosk.printer.ReceiptPrinter), if any
+    touches = ObjectProperty(None, allownone=True)  # the updater's marker (kiosk.updates.touched.Touches), if any
 
     _owner_timer: Any = None
     _sync_shown = False  # in a window at least once
@@ -224,6 +225,8 @@ class KioskRoot(FloatLayout):
 
     def on_touch_down(self, touch: Any) -> bool:
         self.restart_idle()
+        if self.touches is not None:
+            self.touches.touch()
         if self.owner_pin:
             self._owner_active()
         return super().on_touch_down(touch)
@@ -245,6 +248,8 @@ class KioskRoot(FloatLayout):
     def wake(self, *_: Any) -> None:
         self.dimmer.level = 0
         self.restart_idle()
+        if self.touches is not None:
+            self.touches.touch()
 
 
 # Each screen's module and class, imported when the screen is first shown: a table starts on
@@ -341,6 +346,7 @@ class KioskApp(App):
         px_per_mm: float | None = None,
         panel: tuple[int, int] = (800, 480),
         receipts: Any = None,
+        touches: Any = None,
         **kw: Any,
     ) -> None:
         """``table`` None: the database could not be opened (``notice`` says why); ``reopen``
@@ -361,6 +367,7 @@ class KioskApp(App):
         self._exit_at_first_frame = exit_at_first_frame
         self.px_per_mm = px_per_mm or theme.panel_px_per_mm(*panel)
         self.receipts = receipts
+        self.touches = touches
 
     def build(self) -> Any:
         theme.set_panel(self.px_per_mm)
@@ -381,6 +388,7 @@ class KioskApp(App):
         root = KioskRoot(self.table, self.notice, dim_after=self.dim_after)
         root.public_url = self.public_url
         root.receipts = self.receipts
+        root.touches = self.touches
         return root
 
     def _reopen(self) -> str | None:

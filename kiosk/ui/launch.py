@@ -17,6 +17,8 @@ from typing import Any
 from kiosk.config import Config, display_of, on_console
 from kiosk.store import StoreError
 from kiosk.table import Table, open_table
+from kiosk.updates.state import updater_here
+from kiosk.updates.touched import touches_here
 
 log = logging.getLogger("clabber.store")
 
@@ -67,7 +69,7 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
         )
 
     def reopen() -> tuple[Table, str | None]:
-        table, report = open_table(cfg.db, cfg.backup_dir, cfg.damaged_dir, source="screen")
+        table, report = open_table(cfg.db, cfg.backup_dir, cfg.damaged_dir, source="screen", updates=updater_here())
         for e in table.attention():
             log.warning("%s", e)
         return table, report.notice
@@ -122,6 +124,7 @@ def run(cfg: Config, *, rotation: int | None, headless: bool, exit_at_first_fram
         px_per_mm=cfg.px_per_mm or None,
         panel=(cfg.width, cfg.height),
         receipts=receipts,
+        touches=touches_here(),
     )
     try:
         app.run()

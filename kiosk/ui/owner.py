@@ -1,5 +1,5 @@
 """The owner's menu behind the PIN: corrections, abandoning, settings, statistics, the league, backups,
-restart."""
+updates (kiosk/ui/owner_updates.py), restart."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from kiosk.pin import MAX_DIGITS, MIN_DIGITS, valid_pin
 from kiosk.store import StoreError
 from kiosk.ui import theme
 from kiosk.ui.base import KioskScreen
+from kiosk.ui.owner_updates import UpdatesStep
 from kiosk.ui.pickers import ReasonPicker
 from kiosk.ui.words import plain
 from shared.events import new_action_id
@@ -50,10 +51,10 @@ def hand_button(line: dict[str, Any]) -> str:
     )
 
 
-class OwnerScreen(KioskScreen):
+class OwnerScreen(UpdatesStep, KioskScreen):
     """PIN first; then the menu."""
 
-    step = StringProperty("pin")  # pin, choose, menu, correct, settings, reprint, stats, league, join, leave
+    step = StringProperty("pin")  # pin, choose, menu, correct, settings, reprint, stats, league, join, leave, updates
     recent = ListProperty([])  # "id|label" of the recent games to print again
     printed = StringProperty("")  # what the printer last said about a reprint
     pin = StringProperty("")

@@ -11,17 +11,34 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kiosk.updates.bundles import version_key
 from shared import update_states as S
 
 BUSY = (S.INSTALLING,)  # no new game while the slot is written
 REQUEST_KEY = "update_request"  # the owner's word to the updater (Table.ask_update), a kiosk setting
 STATE_FILE = Path("/var/lib/clabber-update/state.json")  # the updater's own folder, which the kiosk may read
+RAUC_CONF = Path("/etc/rauc/system.conf")  # RAUC's system: present on a card with two slots
 
 
 def state_file(env: dict[str, str] | None = None) -> Path:
     """Where the updater writes its state: ``CLABBER_UPDATE_STATE``, else its state directory."""
     env = dict(os.environ) if env is None else env
     return Path(env["CLABBER_UPDATE_STATE"]) if env.get("CLABBER_UPDATE_STATE") else STATE_FILE
+
+
+def rauc_conf(env: dict[str, str] | None = None) -> Path:
+    """RAUC's system file: ``CLABBER_RAUC_CONF``, else RAUC's own place."""
+    env = dict(os.environ) if env is None else env
+    return Path(env["CLABBER_RAUC_CONF"]) if env.get("CLABBER_RAUC_CONF") else RAUC_CONF
+
+
+def updater_here(env: dict[str, str] | None = None) -> Path | None:
+    """The updater's state file where this machine updates itself (a card with RAUC's two slots,
+    or ``CLABBER_UPDATE_STATE`` given); None on a Pi set up by hand, which the installer updates."""
+    env = dict(os.environ) if env is None else env
+    if env.get("CLABBER_UPDATE_STATE") or rauc_conf(env).is_file():
+        return state_file(env)
+    return None
 
 
 @dataclass(frozen=True)
@@ -84,18 +101,29 @@ def write_state(path: Path, state: UpdateState) -> UpdateState:
     return state
 
 
-def said(s: UpdateState) -> str:
-    """The state in a line for the owner's screen."""
+def can_put_back(s: UpdateState) -> bool:
+    """A bundle refused only for being older than the running version: the owner may force it."""
+    if s.state != S.REFUSED or not s.version or not s.running:
+        return False
+    try:
+        return version_key(s.version) < version_key(s.running)
+    except ValueError:
+        return False
+
+
+def said(s: UpdateState, percent: bool = True) -> str:
+    """The state in a line for the owner's screen (``percent`` False: a bar beside it shows it)."""
+    done = f": {s.percent} %" if percent else ""
     match s.state:
         case S.OFFERED:
             where = "on the USB stick" if s.source == "usb" else "from the league"
             return f"Version {s.version} {where} can be installed"
         case S.DOWNLOADING:
-            return f"Downloading version {s.version}: {s.percent} %" + (f" ({s.why})" if s.why else "")
+            return f"Downloading version {s.version}{done}" + (f" ({s.why})" if s.why else "")
         case S.DOWNLOADED:
             return f"Version {s.version} is ready: it is installed when no game is open"
         case S.INSTALLING:
-            return f"Writing version {s.version}: {s.percent} %"
+            return f"Writing version {s.version}{done}"
         case S.INSTALLED:
             return f"Version {s.version} is installed: the kiosk restarts into it when no game is open"
         case S.TRYING:
@@ -104,6 +132,11 @@ def said(s: UpdateState) -> str:
             return f"Version {s.running} runs"
         case S.ROLLED_BACK:
             return f"Rolled back from version {s.version}: {s.why}"
+        case S.REFUSED if can_put_back(s):
+            where = " on the USB stick" if s.source == "usb" else " from the league"
+            return (
+                f"Version {s.version}{where} is older than the running {s.running}: it goes in only if you put it back"
+            )
         case S.REFUSED:
             return f"Version {s.version or '?'} refused: {s.why}"
     return f"Version {s.running} runs: up to date" if s.running else "Up to date"

@@ -119,6 +119,7 @@ def every_screen(kiosk, size, shoot):
     shoot("14-owner-settings")
     kiosk.screen.step = "menu"
     kiosk.frames(3)
+    updating(kiosk, shoot)
     kiosk.tap("close")
     while kiosk.root.manager.current != "over":
         quick_hand(kiosk, "N", "S", "162", team="NS")
@@ -126,6 +127,30 @@ def every_screen(kiosk, size, shoot):
     printing(kiosk, shoot)
     league_night(kiosk, shoot)
     hindsight(kiosk, shoot)
+
+
+def updating(kiosk, shoot):
+    """The owner's Updates: a download under way, then a bundle refused for being older."""
+    from dataclasses import replace
+
+    from kiosk.updates.state import UpdateState, write_state
+    from shared import update_states as S
+
+    kiosk.table.updates = Path(tempfile.mkdtemp(prefix="update-")) / "state.json"
+    running = UpdateState(running="0.1.0", slot="A")
+    write_state(kiosk.table.updates, replace(running, state=S.DOWNLOADING, version="0.2.0", percent=42))
+    kiosk.tap("updates")
+    shoot("14a-owner-updates")
+    why = (
+        "version 0.0.9 is older than the running 0.1.0: only the owner can put an older version back (Owner → Updates)"
+    )
+    write_state(kiosk.table.updates, replace(running, state=S.REFUSED, version="0.0.9", source="usb", why=why))
+    kiosk.tap("updates_menu")
+    kiosk.tap("updates")
+    kiosk.tap("update_older")
+    shoot("14b-owner-updates-older")
+    kiosk.tap("updates_menu")
+    kiosk.table.updates = None
 
 
 def printing(kiosk, shoot):

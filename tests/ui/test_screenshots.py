@@ -36,6 +36,8 @@ NAMES = [
     "12-owner-pin-locked",
     "13-owner-menu",
     "14-owner-settings",
+    "14a-owner-updates",
+    "14b-owner-updates-older",
     "15-game-over",
     "16-league-tonight",
     "17-league-unscheduled",
