@@ -61,7 +61,11 @@ class UpdatesStep(_Screen):
         if s is None:
             self.update_said, self.update_running = NO_UPDATER, ""
             self.update_percent, self.update_now, self.update_older = -1, "", ""
-            return
+        else:
+            self._show_state(s)
+        self.fill_update_buttons(self.ids.update_buttons)
+
+    def _show_state(self, s: UpdateState) -> None:
         self.update_said = said(s, percent=False)  # the bar shows it
         where = f" (system {s.slot})" if s.slot else ""
         self.update_running = f"Running version {s.running}{where}" if s.running else ""
@@ -107,6 +111,7 @@ class UpdatesStep(_Screen):
         if not self.update_sure:
             self.update_sure = True
             self.message = f"Tap again to put back {self.update_older} (the games stay)."
+            self.fill_update_buttons(self.ids.update_buttons)
             return
         self.update_sure = False
         self._ask("force", self.update_older)

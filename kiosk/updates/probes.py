@@ -4,6 +4,7 @@ the owner's screen can show."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import time
 import urllib.error
@@ -44,6 +45,8 @@ def database(path: Path) -> Probe:
             return f"the database does not open: {e}"
         try:
             found = store.integrity()
+        except sqlite3.DatabaseError as e:  # damaged past what the check itself can read
+            return f"the database is damaged: {e}"
         finally:
             store.close()
         return None if found == ["ok"] else "the database fails its integrity check: " + "; ".join(found[:3])
@@ -52,8 +55,9 @@ def database(path: Path) -> Probe:
 
 
 def result_pages(port: int, host: str = "127.0.0.1") -> Probe:
-    """The result pages answer (their list of recent games)."""
-    url = f"http://{host}:{port}/recent"
+    """The result pages answer (their viewer page: always served; a game's page needs a game, and
+    the recent games' list may be switched off)."""
+    url = f"http://{host}:{port}/view"
 
     def probe() -> str | None:
         try:
