@@ -59,9 +59,7 @@ def test_the_download_and_the_write_are_followed_with_their_progress(updating):
     write_state(kiosk.table.updates, replace(RUNNING, state=S.INSTALLED, version="0.2.0", percent=100))
     kiosk.wait(2.5)
     assert bar.height == 0 and buttons(kiosk) == ["Restart into 0.2.0 now", "◀ Menu"]
-    assert kiosk.text("update_said") == (
-        "Version 0.2.0 is installed: the kiosk restarts into it when no game is open"
-    )
+    assert kiosk.text("update_said") == ("Version 0.2.0 is installed: the kiosk restarts into it when no game is open")
 
 
 def test_update_now_is_the_owners_word_to_the_updater(updating):
