@@ -374,11 +374,34 @@ def _fleet(org: Any) -> Any:
 
 
 @league.command("kiosks")
+@click.option("--json", "as_json", is_flag=True, help="Every field as JSON.")
 @_refusals
-def kiosks_list(org: Any) -> None:
+def kiosks_list(org: Any, as_json: bool) -> None:
     """Enrolled kiosks (never their keys) with what each last said at its sync: version, slot, last
-    seen and last sync, free space, the update's state; as JSON."""
-    click.echo(json.dumps(_fleet(org).kiosks(), ensure_ascii=False, indent=1))
+    seen and last delivery, free space, the update's state, and what to look at (the fleet page's)."""
+    from league.organiser.fleet import size_words, trouble, update_words
+
+    fleet = _fleet(org)
+    kiosks = fleet.kiosks()
+    if as_json:
+        click.echo(json.dumps(kiosks, ensure_ascii=False, indent=1))
+        return
+    now = fleet.clock()
+    for k in kiosks:
+        version = (k["version"] or "?") + (f" ({k['slot']})" if k["slot"] else "")
+        state = "revoked" if k["revoked_at"] else update_words(k["update"])
+        look = trouble(k, now)
+        free = size_words(k["free_bytes"])
+        seen = k["reported_at"] or "never"
+        where = f"{k['venue'] or 'venue ' + str(k['venue_id'])}, table {k['table_number']}"
+        click.echo(
+            f"kiosk {k['id']}: {where} · {version} · {state}"
+            + f" · seen {seen}"
+            + (f" · {free} free" if free else "")
+            + (f" · LOOK: {look}" if look else "")
+        )
+    if not kiosks:
+        click.echo("no kiosk enrolled", err=True)
 
 
 @league.group("update")

@@ -89,7 +89,7 @@ def test_the_fleet_shows_each_kiosks_version_space_and_rollback(league, tmp_path
         ),
     )
     Sync(kiosk.path, QUICK).step()
-    done = league_cli(league["db"], "kiosks")
+    done = league_cli(league["db"], "kiosks", "--json")
     assert done.returncode == 0, done.stderr
     fleet = {k["id"]: k for k in json.loads(done.stdout)}
     me = fleet[kiosk_id]

@@ -282,6 +282,8 @@ def test_posts_without_the_right_csrf_token_or_a_session_are_refused_with_nothin
         ("/organiser/game", {"meeting": night["meeting"]["id"], "points_a": 1, "points_b": 0, "outcome": "a"}),
         ("/organiser/kiosks/code", {"venue": ids["venue"], "table": 1}),
         ("/organiser/kiosks/revoke", {"kiosk": 1, "confirm": "1"}),
+        ("/organiser/fleet/offer", {"file": "clabber-0.2.0.raucb"}),
+        ("/organiser/fleet/withdraw", {"back": "/organiser/fleet"}),
     ]
     before, kiosks_before = events(site["store"]), snapshot(site["store"])
     client = site["client"]
@@ -297,6 +299,7 @@ def test_posts_without_the_right_csrf_token_or_a_session_are_refused_with_nothin
         "/organiser",
         f"/organiser/divisions/{night['division']}",
         "/organiser/kiosks",
+        "/organiser/fleet",
         "/organiser/quarantine",
     ):
         r = client.get(page)
@@ -312,6 +315,7 @@ def test_the_organiser_pages_show_every_name_as_text_and_fit_a_phone(site, night
         f"/organiser/divisions/{site['ids']['division']}": escaped,
         f"/organiser/divisions/{night['division']}": escaped,
         "/organiser/kiosks": None,
+        "/organiser/fleet": None,
         "/organiser/quarantine": None,
     }
     for path, shown in pages.items():

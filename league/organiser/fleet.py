@@ -16,10 +16,12 @@ from league.organiser.season import LeagueRefused
 from league.store import fleet as fl
 from league.store import kiosks as ks
 from league.store.core import Store, default_path, stamp
+from shared import update_states as S
 from shared.bundle import BundleError, read_bundle
-from shared.update_states import STATES
 
 TEXT_FIELDS = {"version": 64, "slot": 8, "last_sync": 40}
+LOW_SPACE = 512 * 2**20  # free bytes on a kiosk's data partition under which the fleet flags it
+NOT_SEEN = dt.timedelta(days=2)  # a kiosk silent this long is flagged (a bar closed for a weekend is not)
 UPDATE_TEXT = {"state": 32, "version": 64, "why": 500}
 
 
@@ -59,13 +61,15 @@ class Fleet:
         kept = self.folder / f"clabber-{info.version}.raucb"
         part = kept.with_name(kept.name + ".part")
         digest = hashlib.sha256()
+        # A bundle already in the folder (copied there for the page) is renamed, not copied again.
+        here = bundle.resolve().parent == self.folder.resolve()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with open(bundle, "rb") as source, open(part, "wb") as out:
+            with open(bundle, "rb") as source, open(os.devnull if here else part, "wb") as out:
                 while chunk := source.read(1 << 20):
                     digest.update(chunk)
                     out.write(chunk)
-            part.replace(kept)
+            (bundle if here else part).replace(kept)
         except OSError as e:
             part.unlink(missing_ok=True)
             raise LeagueRefused(f"cannot keep the bundle in {self.folder}: {e.strerror or e}") from e
@@ -80,6 +84,30 @@ class Fleet:
         with self.store.write() as w:
             row["id"] = fl.offer(w.conn, row)
         return row
+
+    def on_hand(self) -> list[dict[str, Any]]:
+        """The bundles in the server's folder, newest version first, as the organiser may offer them
+        (a file copied there by hand, or one offered before); a file that is not a bundle is listed
+        with why, so it is not a mystery."""
+        try:
+            files = sorted(self.folder.glob("*.raucb"))
+        except OSError:
+            files = []
+        out = []
+        for path in files:
+            try:
+                info = read_bundle(path)
+                out.append({"file": path.name, "version": info.version, "compatible": info.compatible,
+                            "size": path.stat().st_size, "why": None})  # fmt: skip
+            except (BundleError, OSError) as e:
+                out.append({"file": path.name, "version": None, "compatible": None, "size": None, "why": str(e)})
+        return sorted(out, key=lambda b: _version_order(b["version"]), reverse=True)
+
+    def offer_on_hand(self, name: str) -> dict[str, Any]:
+        """Offers a bundle of the server's folder, named as ``on_hand`` lists it."""
+        if name not in {b["file"] for b in self.on_hand() if b["version"]}:
+            raise LeagueRefused(f"{name!r}: no such bundle in {self.folder}")
+        return self.offer(self.folder / name)
 
     def withdraw(self) -> bool:
         """No version is offered any more (kiosks fetching one may finish)."""
@@ -124,8 +152,8 @@ class Fleet:
             raise LeagueRefused("update: an object")
         for name, most in UPDATE_TEXT.items():
             row[f"update_{name}"] = _text(update.get(name), f"update.{name}", most)
-        if row["update_state"] is not None and row["update_state"] not in STATES:
-            raise LeagueRefused(f"update.state: one of {', '.join(STATES)}")
+        if row["update_state"] is not None and row["update_state"] not in S.STATES:
+            raise LeagueRefused(f"update.state: one of {', '.join(S.STATES)}")
         percent = update.get("percent")
         if percent is not None and (
             isinstance(percent, bool) or not isinstance(percent, int) or not 0 <= percent <= 100
@@ -144,13 +172,65 @@ class Fleet:
         with self.store.read() as r:
             enrolled = ks.all_kiosks(r.conn)
             said = fl.reports(r.conn)
+            venues = {v: (r.venue(v) or {}).get("name") for v in {k["venue_id"] for k in enrolled}}
         keys = ("version", "slot", "free_bytes", "last_sync", "reported_at")
         out = []
         for k in enrolled:
             s = said.get(k["id"], {})
             update = {n: s.get(f"update_{n}") for n in ("state", "version", "percent", "why")} if s else None
-            out.append({**k, **{n: s.get(n) for n in keys}, "update": update})
+            out.append({**k, "venue": venues.get(k["venue_id"]), **{n: s.get(n) for n in keys}, "update": update})
         return out
+
+
+def _version_order(version: str | None) -> tuple[int, ...]:
+    numbers = (version or "").split("+")[0].split(".")
+    return tuple(int(n) for n in numbers if n.isdigit()) if version else (-1,)
+
+
+def update_words(update: dict[str, Any] | None) -> str:
+    """A kiosk's update as the fleet says it: "downloading 0.2.0: 42 %", "rolled back from 0.2.0: why"."""
+    if not update or not update.get("state"):
+        return "no report yet"
+    state, version, why = update["state"], update.get("version") or "", update.get("why") or ""
+    percent = f": {update.get('percent') or 0} %"
+    words = {
+        S.OFFERED: f"{version} offered",
+        S.DOWNLOADING: f"downloading {version}{percent}",
+        S.DOWNLOADED: f"{version} downloaded: installed between games",
+        S.INSTALLING: f"writing {version}{percent}",
+        S.INSTALLED: f"{version} installed: restarts into it between games",
+        S.TRYING: f"trying {version}",
+        S.COMMITTED: f"{version} kept: it proved itself",
+        S.ROLLED_BACK: f"rolled back from {version}",
+        S.REFUSED: f"refused {version}",
+    }.get(state, str(state))
+    return f"{words}: {why}" if why and state in (S.ROLLED_BACK, S.REFUSED, S.DOWNLOADING) else words
+
+
+def size_words(free: int | None) -> str:
+    """Bytes as the fleet shows them: "1.4 GB", "830 MB"; "" when unknown."""
+    if free is None:
+        return ""
+    return f"{free / 2**30:.1f} GB" if free >= 2**30 else f"{free // 2**20} MB"
+
+
+def trouble(kiosk: dict[str, Any], now: dt.datetime) -> str:
+    """What the organiser should look at on this kiosk ("" when nothing): silent, short of room,
+    rolled back or refusing."""
+    if kiosk.get("revoked_at"):
+        return ""
+    seen = kiosk.get("reported_at")
+    if seen and now - dt.datetime.fromisoformat(seen) > NOT_SEEN:
+        return "not seen for " + _days(now - dt.datetime.fromisoformat(seen))
+    free = kiosk.get("free_bytes")
+    if free is not None and free < LOW_SPACE:
+        return "short of room for an update"
+    state = (kiosk.get("update") or {}).get("state")
+    return {S.ROLLED_BACK: "rolled back", S.REFUSED: "refused the update"}.get(str(state), "")
+
+
+def _days(gone: dt.timedelta) -> str:
+    return f"{gone.days} days" if gone.days >= 2 else f"{int(gone.total_seconds() // 3600)} hours"
 
 
 def _text(value: Any, name: str, most: int) -> str | None:

@@ -1,5 +1,5 @@
 """The league's web pages: the public, read-only standings, schedules and each team's games
-(``public``), the organiser's signed-in pages (``organiser``, ``kiosks``), the venue board
+(``public``), the organiser's signed-in pages (``organiser``, ``kiosks``, ``fleet``), the venue board
 (``board``), charts, statistics and exports; ``kit`` holds what they share (templates, the page
 policy, not-found and database-trouble pages). ``make_app`` builds the Starlette app that
 ``clabber league serve`` mounts.
@@ -18,9 +18,11 @@ from starlette.applications import Starlette
 
 from league.api.kiosks import Kiosks
 from league.board.feed import Boards
+from league.organiser.fleet import Fleet, bundles_folder
 from league.pages.board import BoardPages
 from league.pages.charts import ChartPages
 from league.pages.export import ExportPages
+from league.pages.fleet import FleetPages
 from league.pages.kiosks import KioskPages
 from league.pages.kit import policy, unavailable
 from league.pages.organiser import OrganiserPages
@@ -51,10 +53,12 @@ def make_app(
     tell = changed or board.boards.changed
     organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock, changed=lambda: tell(None))
     charts = ChartPages(store)
+    kiosk_pages = KioskPages(organiser, Kiosks(store))
     routes = [
         *Pages(store).routes(),
         *organiser.routes(),
-        *KioskPages(organiser, Kiosks(store)).routes(),
+        *kiosk_pages.routes(),
+        *FleetPages(organiser, kiosk_pages, Fleet(store, bundles_folder(store))).routes(),
         *board.routes(),
         *charts.routes(),
         *StatsPages(store).routes(),

@@ -58,7 +58,8 @@ class KioskPages:
                     out[v["id"]] = {**v, "label": label}
         return out
 
-    def _kiosks(self) -> list[dict[str, Any]]:
+    def listed(self) -> list[dict[str, Any]]:
+        """Every kiosk enrolled, where it is and when it was enrolled (and revoked)."""
         venues = self._venues()
         return [
             {
@@ -79,7 +80,7 @@ class KioskPages:
             shown.pop("status", 200),
             csrf=csrf,
             venues=list(venues.values()),
-            kiosks=self._kiosks(),
+            kiosks=self.listed(),
             minutes=CODE_MINUTES,
             **shown,
         )
@@ -145,7 +146,7 @@ class KioskPages:
 
     def _quarantine(self) -> list[dict[str, Any]]:
         """Every event set aside, newest first, with where its kiosk stands."""
-        kiosks = {k["id"]: k for k in self._kiosks()}
+        kiosks = {k["id"]: k for k in self.listed()}
         rows = sorted(
             self.kiosks.quarantine(),
             key=lambda q: (q["received_at"], q["kiosk_id"], q["game"], q["seq"]),
@@ -167,7 +168,7 @@ class KioskPages:
 
     def _flags(self) -> dict[str, list[dict[str, Any]]]:
         """Kiosk games whose result does not count by itself, and re-deliveries that differ."""
-        kiosks = {k["id"]: k for k in self._kiosks()}
+        kiosks = {k["id"]: k for k in self.listed()}
 
         def where(kiosk: int) -> dict[str, Any]:
             k = kiosks.get(kiosk)
