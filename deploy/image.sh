@@ -8,6 +8,8 @@
 #   sudo deploy/image.sh --tree DIR [--arch A] only the installed root, for the architecture A
 #                                              (default: this machine's), no kernel and no partitions:
 #                                              what tests/test_boot.py boots in a container
+#   sudo deploy/image.sh --keep-root DIR       also keep the Pi's built root in DIR (for --from-root)
+#   sudo deploy/image.sh --from-root DIR       the card from a root kept before (no new Debian root)
 #
 # As root on Debian (x86-64 or arm64): installs mmdebstrap, qemu-user-static, dosfstools, mtools,
 # fdisk and xz-utils when missing. Needs the Debian mirror (CLABBER_IMAGE_MIRROR, default
@@ -19,6 +21,8 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$SRC/dist
 TREE=""
 ARCH=""
+KEEP_ROOT=""
+FROM_ROOT=""
 SUITE=bookworm
 MIRROR=${CLABBER_IMAGE_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${CLABBER_IMAGE_SECURITY:-http://deb.debian.org/debian-security}
@@ -34,7 +38,9 @@ while [ $# -gt 0 ]; do
     --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift ;;
     --tree) [ $# -ge 2 ] || die "--tree needs a directory"; TREE=$2; shift ;;
     --arch) [ $# -ge 2 ] || die "--arch needs arm64 or amd64"; ARCH=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --keep-root) [ $# -ge 2 ] || die "--keep-root needs a directory"; KEEP_ROOT=$2; shift ;;
+    --from-root) [ $# -ge 2 ] || die "--from-root needs a directory"; FROM_ROOT=$2; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
   shift
@@ -95,6 +101,9 @@ if [ -z "$TREE" ]; then
   # the Pi's Wi-Fi firmware and wpa_supplicant. The kernel from backports: bookworm's own 6.1 has
   # no device tree for the Pi 5 (bcm2712), backports' 6.12 has.
   PACKAGES+=,raspi-firmware,linux-image-arm64/$SUITE-backports,initramfs-tools,zstd,firmware-brcm80211,wpasupplicant
+  # The updates: RAUC (its service on D-Bus) writes the slot not running; U-Boot, started by the
+  # Pi's firmware, starts the slot the boot order names (deploy/image/boot.cmd).
+  PACKAGES+=,rauc,u-boot-rpi,u-boot-tools
   # Written before the kernel is installed, so its hooks make the boot partition as the card needs it.
   # shellcheck disable=SC2016  # mmdebstrap's hook expands $1, not this shell
   HOOKS+=(--essential-hook='mkdir -p "$1/etc/default" "$1/etc/initramfs-tools/conf.d"')
@@ -118,8 +127,13 @@ SOURCES=("deb $MIRROR $SUITE ${COMPONENTS//,/ }" "deb $MIRROR $SUITE-updates ${C
   "deb $SECURITY $SUITE-security ${COMPONENTS//,/ }")
 [ "$KIND" = tree ] || SOURCES+=("deb $MIRROR $SUITE-backports ${COMPONENTS//,/ }")
 
-say "building the Debian $SUITE $ARCH root ($KIND) from $MIRROR"
 t=$(now)
+if [ -n "$FROM_ROOT" ]; then
+  [ -x "$FROM_ROOT/opt/clabber/venv/bin/clabber" ] || die "--from-root $FROM_ROOT: no built root there (--keep-root makes one)"
+  say "the root kept in $FROM_ROOT"
+  cp -a "$FROM_ROOT" "$ROOT"
+else
+say "building the Debian $SUITE $ARCH root ($KIND) from $MIRROR"
 # force-confold: the files the hooks wrote before their packages (raspi-firmware's defaults) stay.
 if ! mmdebstrap --arch="$ARCH" --variant=minbase --components="$COMPONENTS" --include="$PACKAGES" --dpkgopt=force-confold \
      "${HOOKS[@]}" --customize-hook="bash '$SRC/deploy/image/customize.sh' \"\$1\" $KIND" \
@@ -128,7 +142,13 @@ if ! mmdebstrap --arch="$ARCH" --variant=minbase --components="$COMPONENTS" --in
   die "building the root failed (the lines above)"
 fi
 grep '^image: \|^  install.sh:' "$WORK/build.log" || true
+fi
 ROOT_S=$(since "$t")
+if [ -n "$KEEP_ROOT" ] && [ -z "$TREE" ]; then
+  rm -rf --one-file-system "$KEEP_ROOT"
+  cp -a "$ROOT" "$KEEP_ROOT"
+  say "the root is kept in $KEEP_ROOT"
+fi
 say "root built in ${ROOT_S}s"
 if [ -n "$TREE" ]; then
   say "the installed tree is in $TREE"
