@@ -29,6 +29,12 @@ from shared.events import GAME_STARTED, GameEvent
 T = TypeVar("T")
 
 SCHEMA_VERSION = 2
+# For each schema, the oldest schema a kiosk may know and still use a database at it. A migration
+# that only adds (tables, columns, indexes, triggers) keeps the floor where it was: a kiosk rolled
+# back to the version before an update opens the database the new version migrated, with every
+# hand entered on it (tests/test_store_rollback.py holds every such migration to adding only).
+FLOORS = [1, 1]
+FLOOR_KEY = "schema_floor"  # a setting: the floor of the schema the database was last migrated to
 FULL_CHECK_AT_START = 64 * 1024 * 1024  # bytes: about 15,000 games
 BACKUP_PREFIX = "clabber-"
 BACKUP_OF_KEY = "backup_of"  # in a backup: the database it was taken of (its absolute path)
@@ -215,6 +221,7 @@ def check_file(path: Path, *, live: bool = False, thorough: bool = True) -> str 
                     conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT 50").fetchall()
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            floor = _floor(conn, version, tables)
         finally:
             conn.close()
     except sqlite3.Error as e:
@@ -223,11 +230,28 @@ def check_file(path: Path, *, live: bool = False, thorough: bool = True) -> str 
         raise trouble(path, e) from None
     if result != [("ok",)]:
         return "integrity check failed: " + "; ".join(r[0] for r in result[:3])
-    if version > SCHEMA_VERSION:
+    if version > SCHEMA_VERSION and floor > SCHEMA_VERSION:
         return f"made by a newer version of the kiosk (schema {version}, this one knows {SCHEMA_VERSION})"
     if version >= 1 and "events" not in tables:
         return "has no event log"
     return None
+
+
+def _floor(conn: sqlite3.Connection, version: int, tables: set[str] | None = None) -> int:
+    """The oldest schema that may use this database: as its last migration wrote it, else its own."""
+    if version <= SCHEMA_VERSION:
+        return version
+    if tables is None:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    row = (
+        conn.execute("SELECT value FROM settings WHERE key = ?", (FLOOR_KEY,)).fetchone()
+        if "settings" in tables
+        else None
+    )
+    try:
+        return int(row[0]) if row else version
+    except ValueError:
+        return version
 
 
 def _upsert_sql(table: str, row: dict[str, Any], key: tuple[str, ...]) -> str:
@@ -268,13 +292,14 @@ class Store:
             self.conn = _connect(self.path, self.readonly, immutable)
             self.db = Database(self.conn)
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+            floor = _floor(self.conn, version)
         except sqlite3.Error as e:
             if is_damage(e):
                 raise StoreError(f"{self.path}: cannot open the database: {e}") from None
             raise trouble(self.path, e) from None
         except OSError as e:
             raise trouble(self.path, e) from None
-        if version > SCHEMA_VERSION:
+        if version > SCHEMA_VERSION and floor > SCHEMA_VERSION:
             self.conn.close()
             raise StoreTrouble(
                 f"{self.path}: made by a newer version of the kiosk (schema {version}): "
@@ -312,6 +337,8 @@ class Store:
                     if statement.strip():
                         self.conn.execute(statement)
                 self.conn.execute(f"PRAGMA user_version = {target}")
+            floor = {"key": FLOOR_KEY, "value": str(FLOORS[SCHEMA_VERSION - 1])}
+            self.conn.execute(_upsert_sql("settings", floor, ("key",)), tuple(floor.values()))
 
     def close(self, fold_log: bool = False) -> None:
         """Closes the connection. ``fold_log`` (the kiosk's clean exit) first checkpoints the
