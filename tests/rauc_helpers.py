@@ -14,6 +14,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BACKEND = ROOT / "deploy" / "image" / "clabber-slot"
+SIGNING_KEY = ROOT / "deploy" / "signing-key.sh"
+BUNDLE = ROOT / "deploy" / "image" / "bundle.sh"
 COMPATIBLE = "clabber-pi-arm64"
 SLOT_BYTES = 4 * 1024 * 1024
 
@@ -60,39 +62,34 @@ class Key:
 
 
 def make_key(folder: Path, name: str) -> Key:
-    """A distributor's signing key and its self-signed certificate (the keyring a kiosk trusts)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    key, cert = folder / f"{name}.key.pem", folder / f"{name}.cert.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-keyout", str(key), "-out", str(cert), "-days", "3650", "-subj", f"/O=Clabber test/CN={name}"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    return Key(cert, key)
+    """A distributor's signing key and its self-signed certificate (the keyring a kiosk trusts),
+    made by the product's own deploy/signing-key.sh."""
+    where = folder / name
+    done = subprocess.run(["bash", str(SIGNING_KEY), str(where)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return Key(where / "clabber-updates.cert.pem", where / "clabber-updates.key.pem")
 
 
 def make_bundle(folder: Path, version: str, key: Key, compatible: str = COMPATIBLE, marker: str = "") -> Path:
-    """A bundle with a small ext4 system image that holds ``/etc/clabber-version``."""
-    work = folder / f"work-{version}-{key.cert.stem}-{compatible}"
-    root, content = work / "root", work / "content"
+    """A bundle, made by deploy/image/bundle.sh, of a small ext4 system image that holds
+    ``/etc/clabber-version``."""
+    work = folder / f"work-{version}-{key.cert.parent.name}-{compatible}"
+    root = work / "root"
     (root / "etc").mkdir(parents=True)
     (root / "etc" / "clabber-version").write_text((marker or version) + "\n")
-    content.mkdir()
-    image = content / "rootfs.ext4"
+    image = work / "rootfs.ext4"
     subprocess.run(
         ["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-L", "clabber-root", "-d", str(root), str(image), "2M"],
         check=True, capture_output=True,
     )  # fmt: skip
-    (content / "manifest.raucm").write_text(
-        f"[update]\ncompatible={compatible}\nversion={version}\n\n[bundle]\nformat=plain\n\n"
-        "[image.rootfs]\nfilename=rootfs.ext4\n"
-    )
+    folder.mkdir(parents=True, exist_ok=True)
     bundle = folder / f"clabber-{version}.raucb"
     bundle.unlink(missing_ok=True)
-    subprocess.run(
-        ["rauc", "bundle", f"--cert={key.cert}", f"--key={key.key}", str(content), str(bundle)],
-        check=True, capture_output=True,
+    done = subprocess.run(
+        ["bash", str(BUNDLE), str(image), version, str(key.cert.parent), str(bundle), compatible],
+        capture_output=True, text=True,
     )  # fmt: skip
+    assert done.returncode == 0, done.stderr
     shutil.rmtree(work)
     return bundle
 

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
@@ -211,3 +212,31 @@ def test_a_touch_is_marked_at_most_every_thirty_seconds(tmp_path):
     marker.touch()
     assert (tmp_path / "touched").stat().st_mtime_ns > first - 10**10
     Touches(tmp_path / "no-folder" / "touched").touch()  # no runtime folder: nothing said, nothing broken
+
+
+# ---- the distributor's key and bundles ----------------------------------------------------------------
+
+
+def test_the_signing_key_is_made_once_private_and_never_overwritten(tmp_path):
+    from tests.rauc_helpers import SIGNING_KEY
+
+    where = tmp_path / "signing"
+    made = subprocess.run(["bash", str(SIGNING_KEY), str(where)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    key, cert = where / "clabber-updates.key.pem", where / "clabber-updates.cert.pem"
+    assert key.stat().st_mode & 0o777 == 0o600 and "BEGIN CERTIFICATE" in cert.read_text()
+    before = key.read_bytes()
+    again = subprocess.run(["bash", str(SIGNING_KEY), str(where)], capture_output=True, text=True)
+    assert again.returncode == 2 and "exists: every card built with it trusts only it" in again.stderr
+    assert key.read_bytes() == before
+
+
+def test_a_bundle_without_a_key_says_how_to_make_one(tmp_path):
+    from tests.rauc_helpers import BUNDLE
+
+    slot = tmp_path / "slot.ext4"
+    slot.write_bytes(b"\0" * 4096)
+    r = subprocess.run(["bash", str(BUNDLE), str(slot), "0.2.0", str(tmp_path / "nokey"), str(tmp_path / "x.raucb")],
+                       capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 2 and "no signing key (make one once: ./run signing-key DIR)" in r.stderr
+    assert not (tmp_path / "x.raucb").exists()
