@@ -5,6 +5,7 @@ with nothing moved. (An older kiosk is this code meeting a database one schema a
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 
@@ -38,7 +39,7 @@ def test_every_migration_that_keeps_the_floor_only_adds():
         if FLOORS[schema - 1] < schema:  # an older kiosk may use this schema: it may only add
             for statement in statements(MIGRATIONS[schema - 1]):
                 assert ADDS.match(statement), f"migration {schema} changes what an older kiosk reads: {statement}"
-    assert all(a <= b for a, b in zip(FLOORS, FLOORS[1:], strict=False))
+    assert all(a <= b for a, b in itertools.pairwise(FLOORS))
 
 
 def test_the_additivity_check_catches_a_migration_that_changes_a_table():
@@ -88,7 +89,7 @@ def test_a_database_the_old_kiosk_cannot_read_is_refused_in_words_and_left_alone
     table.close()
     as_a_newer_kiosk_left_it(db, floor=SCHEMA_VERSION + 1)
     before = db.read_bytes()
-    with pytest.raises(StoreTrouble, match="made by a newer version of the kiosk .* nothing was moved or changed"):
+    with pytest.raises(StoreTrouble, match=r"made by a newer version of the kiosk .* nothing was moved or changed"):
         open_store(db, tmp_path / "backups")
     with pytest.raises(StoreTrouble, match="made by a newer version of the kiosk"):
         store_module.Store(db)
