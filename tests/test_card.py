@@ -4,6 +4,7 @@ writes them on the boot partition from any computer, read into a tree shaped lik
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -129,3 +130,31 @@ def test_no_name_or_password_can_write_into_the_files_syntax(ssid, password):
     assert f"ssid={ssid.encode().hex()}\n" in conf
     body = conf.split("network={")[1]
     assert all(line.split("=", 1)[1].isalnum() for line in body.splitlines() if "=" in line)
+
+
+@pytest.fixture
+def read_only_etc(pi):
+    """The system slot as it runs: its /etc on a filesystem mounted read-only."""
+    import subprocess
+
+    if os.geteuid() != 0:
+        raise PermissionError("mounting a read-only filesystem needs root (CI runs as root)")
+    kept = {p.name: p.read_bytes() for p in (pi / "etc").iterdir()}
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(pi / "etc")], check=True)
+    for name, data in kept.items():
+        (pi / "etc" / name).write_bytes(data)
+    subprocess.run(["mount", "-o", "remount,ro", str(pi / "etc")], check=True)
+    yield pi
+    subprocess.run(["umount", str(pi / "etc")], check=True)
+
+
+def test_on_a_read_only_system_the_wifi_goes_to_memory_and_etc_is_left_alone(read_only_etc, capsys):
+    pi = read_only_etc
+    (pi / "boot/firmware/clabber-wifi.txt").write_text(
+        'ssid = "Bar Wi-Fi"\npassword = "pints-and-cards"\ncountry = "US"\n'
+    )
+    out, err = boot(pi, capsys)
+    assert "this table is clabber-3f7a" in out and err == ""
+    assert not (pi / "etc/hostname").exists()  # nothing written to the slot, and nothing said wrong
+    conf = pi / "run/clabber-card/wpa_supplicant-wlan0.conf"
+    assert "country=US" in conf.read_text() and conf.stat().st_mode & 0o777 == 0o600

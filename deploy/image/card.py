@@ -10,7 +10,11 @@ two files a bar owner may write on the card's boot partition from any computer:
 
 A file it cannot use is explained in ``clabber-problem.txt`` beside it (read on the same computer)
 and in the journal; the Pi keeps the name and network it had. On the first boot it also grows the
-root filesystem over the whole card.
+data partition (``/data``; on a card without one, the root) over the whole card.
+
+The system slot it runs from is read-only: the Wi-Fi's settings (with the derived key) are written
+to memory (``/run``, made again at every boot from the card's file), the name is set for this boot,
+and ``/etc/hostname`` and ``/etc/hosts`` are written only where the root can be written.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from pathlib import Path
 HOSTNAME_FILE = "clabber-hostname.txt"
 WIFI_FILE = "clabber-wifi.txt"
 PROBLEM_FILE = "clabber-problem.txt"
-WPA_CONF = "etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
+WPA_CONF = "run/clabber-card/wpa_supplicant-wlan0.conf"  # memory: never on the card (wpa_supplicant-card.conf)
+GROWN = "var/lib/clabber-card/grown"  # on the data partition: the card was grown once
 LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 SERIALS = ("sys/firmware/devicetree/base/serial-number", "proc/device-tree/serial-number", "etc/machine-id")
 
@@ -146,7 +151,19 @@ def write_whole(path: Path, text: str, mode: int) -> bool:
     return True
 
 
+def writable(path: Path) -> bool:
+    """Whether the filesystem holding ``path`` can be written (a system slot is mounted read-only)."""
+    try:
+        return not os.statvfs(path).f_flag & os.ST_RDONLY
+    except OSError:
+        return False
+
+
 def set_hostname(root: Path, name: str, live: bool) -> None:
+    if live and socket.gethostname() != name:
+        socket.sethostname(name)
+    if not writable(root / "etc"):
+        return  # a read-only system: the name is this boot's, set again at the next
     write_whole(root / "etc/hostname", name + "\n", 0o644)
     hosts = root / "etc/hosts"
     try:
@@ -154,21 +171,21 @@ def set_hostname(root: Path, name: str, live: bool) -> None:
     except OSError:
         lines = ["127.0.0.1\tlocalhost", "::1\t\tlocalhost ip6-localhost ip6-loopback"]
     write_whole(hosts, "\n".join([*lines, f"127.0.1.1\t{name}"]) + "\n", 0o644)
-    if live and socket.gethostname() != name:
-        socket.sethostname(name)
 
 
 def grow_root(root: Path) -> str | None:
-    """Grows the root partition and its filesystem over the rest of the card, once (the image is
-    written small, and the card is larger). Returns what it did, or None when there was nothing to do."""
-    done = root / "var/lib/clabber-card/grown"
+    """Grows the last partition (the data partition, or the root on a card without one) and its
+    filesystem over the rest of the card, once (the image is written small, and the card is
+    larger). Returns what it did, or None when there was nothing to do."""
+    done = root / GROWN
     if done.exists():
         return None
-    source = subprocess.run(["findmnt", "-no", "SOURCE", "/"], capture_output=True, text=True).stdout.strip()
+    mount = "/data" if os.path.ismount(root / "data") else "/"
+    source = subprocess.run(["findmnt", "-no", "SOURCE", mount], capture_output=True, text=True).stdout.strip()
     disk = subprocess.run(["lsblk", "-no", "PKNAME", source], capture_output=True, text=True).stdout.strip()
     number = re.search(r"(\d+)$", source)
     if not source.startswith("/dev/") or not disk or not number:
-        return f"the root filesystem is on {source or 'nothing known'}: not grown"
+        return f"{mount} is on {source or 'nothing known'}: not grown"
     steps = [
         (["sfdisk", "--no-reread", "--no-tell-kernel", "-N", number.group(1), f"/dev/{disk}"], ", +\n"),
         (["partx", "-u", "-n", number.group(1), f"/dev/{disk}"], None),
@@ -177,10 +194,10 @@ def grow_root(root: Path) -> str | None:
     for command, given in steps:
         r = subprocess.run(command, input=given, capture_output=True, text=True)
         if r.returncode != 0:
-            return f"growing the root filesystem stopped at {command[0]}: {r.stderr.strip()[-300:]}"
+            return f"growing {mount} stopped at {command[0]}: {r.stderr.strip()[-300:]}"
     done.parent.mkdir(parents=True, exist_ok=True)
     done.touch()
-    return f"the root filesystem ({source}) now fills the card"
+    return f"{mount} ({source}) now fills the card"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             if conf.exists():
                 conf.unlink()
                 print("card: no Wi-Fi in clabber-wifi.txt: Wi-Fi off")
-        elif write_whole(conf, wpa_config(wifi), 0o600):
+        elif conf.parent.mkdir(parents=True, exist_ok=True) or write_whole(conf, wpa_config(wifi), 0o600):
             print(f"card: Wi-Fi set to {wifi['ssid']!r} ({wifi['country']})")
     except CardProblem as e:
         problems.append(str(e))
