@@ -10,6 +10,10 @@
 #                                              what tests/test_boot.py boots in a container
 #   sudo deploy/image.sh --keep-root DIR       also keep the Pi's built root in DIR (for --from-root)
 #   sudo deploy/image.sh --from-root DIR       the card from a root kept before (no new Debian root)
+#   sudo deploy/image.sh --signing DIR         the card trusts DIR's certificate, and the update
+#                                              bundle clabber-VERSION.raucb is signed with DIR's key
+#                                              (deploy/signing-key.sh; default: $CLABBER_SIGNING)
+#   sudo deploy/image.sh --no-xz               the card as a raw .img (for ./run test-image), not .img.xz
 #
 # As root on Debian (x86-64 or arm64): installs mmdebstrap, qemu-user-static, dosfstools, mtools,
 # fdisk and xz-utils when missing. Needs the Debian mirror (CLABBER_IMAGE_MIRROR, default
@@ -23,10 +27,13 @@ TREE=""
 ARCH=""
 KEEP_ROOT=""
 FROM_ROOT=""
+NO_XZ=""
 SUITE=bookworm
 MIRROR=${CLABBER_IMAGE_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${CLABBER_IMAGE_SECURITY:-http://deb.debian.org/debian-security}
 BOOT_MB=256
+DATA_MB=512  # the data partition as written; the first boot grows it over the rest of the card
+SIGNING=${CLABBER_SIGNING:-}
 
 die() { echo "image: $*" >&2; exit 2; }
 say() { echo "image: $*"; }
@@ -40,7 +47,9 @@ while [ $# -gt 0 ]; do
     --arch) [ $# -ge 2 ] || die "--arch needs arm64 or amd64"; ARCH=$2; shift ;;
     --keep-root) [ $# -ge 2 ] || die "--keep-root needs a directory"; KEEP_ROOT=$2; shift ;;
     --from-root) [ $# -ge 2 ] || die "--from-root needs a directory"; FROM_ROOT=$2; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --signing) [ $# -ge 2 ] || die "--signing needs the signing key's directory"; SIGNING=$2; shift ;;
+    --no-xz) NO_XZ=1 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
   shift
@@ -65,6 +74,9 @@ if [ -z "$TREE" ]; then
   command -v mcopy >/dev/null || need+=(mtools)
   command -v sfdisk >/dev/null || need+=(fdisk)
   command -v xz >/dev/null || need+=(xz-utils)
+  command -v mkimage >/dev/null || need+=(u-boot-tools)
+  command -v rauc >/dev/null || need+=(rauc)
+  command -v mksquashfs >/dev/null || need+=(squashfs-tools)
 fi
 if [ "$ARCH" != "$HOST_ARCH" ]; then
   [ -x /usr/bin/qemu-aarch64-static ] || need+=(qemu-user-static)
@@ -155,45 +167,78 @@ if [ -n "$TREE" ]; then
   exit 0
 fi
 
-# ---- the card: a FAT boot partition and an ext4 root, made from the tree without mounting -------
+# ---- the card: boot (FAT), system A and B (read-only ext4), data (ext4), made without mounting ----
 mkdir -p "$OUT"
 NAME=clabber-$VERSION-arm64
 # shellcheck disable=SC2016  # dpkg-query's format, not this shell's
 chroot "$ROOT" dpkg-query -W -f '${Package} ${Version}\n' > "$OUT/$NAME.packages"
-# The volume ids and the filesystem's UUID follow the version, so a rebuild names them the same.
+# The volume ids and the filesystems' UUIDs follow the version, so a rebuild names them the same.
 IDS=$(printf '%s' "$NAME" | sha256sum)
 VOLID=${IDS:0:8}
-UUID=$(printf '%s-%s-4%s-8%s-%s' "${IDS:8:8}" "${IDS:16:4}" "${IDS:21:3}" "${IDS:25:3}" "${IDS:28:12}")
+uuid() { printf '%s-%s-4%s-8%s-%s' "${1:0:8}" "${1:8:4}" "${1:12:3}" "${1:15:3}" "${1:18:12}"; }
+UUID=$(uuid "${IDS:8:30}")
+DATA_UUID=$(uuid "${IDS:34:30}")
 t=$(now)
+# The keyring the card trusts: the distributor's certificate; without one, a key made for this
+# build and thrown away, so the card takes no bundle at all (said below).
+KEYRING=$SIGNING/clabber-updates.cert.pem
+if [ -z "$SIGNING" ]; then
+  bash "$SRC/deploy/signing-key.sh" "$WORK/throwaway" >/dev/null
+  KEYRING=$WORK/throwaway/clabber-updates.cert.pem
+fi
+[ -f "$KEYRING" ] || die "--signing $SIGNING: no clabber-updates.cert.pem there (./run signing-key DIR makes it)"
+bash "$SRC/deploy/image/slots.sh" "$ROOT" "$WORK/data" "$VOLID" "$KEYRING"
 mkfs.vfat -C -n CLABBERBOOT -i "$VOLID" "$WORK/boot.img" $((BOOT_MB * 1024)) >/dev/null
 (cd "$ROOT/boot/firmware" && mcopy -s -p -m -i "$WORK/boot.img" ./* ::/)
 find "$ROOT/boot/firmware" -mindepth 1 -delete
-# The root's size: what it holds and a third more; the first boot grows it over the whole card.
+# The system's filesystem: what it holds and a fifth more, no journal (never written while it
+# runs); each slot has room for a system half as big again. The same file is the bundle's image.
 used_mb=$(du -sm --apparent-size "$ROOT" | cut -f1)
-root_mb=$(( used_mb * 4 / 3 + 256 ))
-E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L clabber-root -U "$UUID" -E "root_owner=0:0,hash_seed=$UUID" \
-  -d "$ROOT" "$WORK/root.img" "${root_mb}M"
-# MBR: the Pi's firmware reads the first partition (FAT) for its files.
+system_mb=$(( used_mb * 6 / 5 + 64 ))
+SLOT_MB=$(( (used_mb * 3 / 2 + 255) / 256 * 256 ))
+[ "$SLOT_MB" -ge "$system_mb" ] || SLOT_MB=$system_mb
+E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -O ^has_journal -L clabber-system -U "$UUID" \
+  -E "root_owner=0:0,hash_seed=$UUID" -d "$ROOT" "$WORK/system.img" "${system_mb}M"
+E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L clabber-data -U "$DATA_UUID" \
+  -E "root_owner=0:0,hash_seed=$DATA_UUID" -d "$WORK/data" "$WORK/data.img" "${DATA_MB}M"
+# MBR: the Pi's firmware reads the first partition (FAT) for its files; B is empty until the first update.
 image=$WORK/$NAME.img
 boot_start=8192  # 4 MiB in
-root_start=$(( boot_start + BOOT_MB * 2048 ))
-truncate -s $(( (root_start + root_mb * 2048) * 512 )) "$image"
+a_start=$(( boot_start + BOOT_MB * 2048 ))
+b_start=$(( a_start + SLOT_MB * 2048 ))
+data_start=$(( b_start + SLOT_MB * 2048 ))
+truncate -s $(( (data_start + DATA_MB * 2048) * 512 )) "$image"
 sfdisk -q "$image" <<EOF
 label: dos
 label-id: 0x$VOLID
 start=$boot_start, size=$(( BOOT_MB * 2048 )), type=c, bootable
-start=$root_start, type=83
+start=$a_start, size=$(( SLOT_MB * 2048 )), type=83
+start=$b_start, size=$(( SLOT_MB * 2048 )), type=83
+start=$data_start, type=83
 EOF
 dd if="$WORK/boot.img" of="$image" bs=1M seek=$(( boot_start / 2048 )) conv=notrunc,sparse status=none
-dd if="$WORK/root.img" of="$image" bs=1M seek=$(( root_start / 2048 )) conv=notrunc,sparse status=none
+dd if="$WORK/system.img" of="$image" bs=1M seek=$(( a_start / 2048 )) conv=notrunc,sparse status=none
+dd if="$WORK/data.img" of="$image" bs=1M seek=$(( data_start / 2048 )) conv=notrunc,sparse status=none
+if [ -n "$SIGNING" ] && [ -f "$SIGNING/clabber-updates.key.pem" ]; then
+  bash "$SRC/deploy/image/bundle.sh" "$WORK/system.img" "$VERSION" "$SIGNING" "$OUT/clabber-$VERSION.raucb"
+else
+  say "no signing key given (--signing DIR, CLABBER_SIGNING): this card trusts no distributor and takes no update"
+fi
 CARD_S=$(since "$t")
+size_img=$(( $(stat -c %s "$image") / 1048576 ))
+if [ -n "$NO_XZ" ]; then
+  cp --sparse=always "$image" "$OUT/$NAME.img.new"
+  mv "$OUT/$NAME.img.new" "$OUT/$NAME.img"
+  say "wrote $OUT/$NAME.img: ${size_img} MB (the data partition grows over the card at the first boot)"
+  say "times: root ${ROOT_S}s, card ${CARD_S}s, whole build $(since "$T0")s"
+  exit 0
+fi
 t=$(now)
 xz -T0 -6 -c "$image" > "$OUT/$NAME.img.xz.new"
 mv "$OUT/$NAME.img.xz.new" "$OUT/$NAME.img.xz"
 (cd "$OUT" && sha256sum "$NAME.img.xz" > "$NAME.img.xz.sha256")
 XZ_S=$(since "$t")
 size_xz=$(du -m "$OUT/$NAME.img.xz" | cut -f1)
-size_img=$(( $(stat -c %s "$image") / 1048576 ))
-say "wrote $OUT/$NAME.img.xz: ${size_xz} MB compressed, ${size_img} MB on the card (grows to the card at first boot)"
+say "wrote $OUT/$NAME.img.xz: ${size_xz} MB compressed, ${size_img} MB on the card (the data partition grows over the card at the first boot)"
 say "sha256 $(cut -d' ' -f1 "$OUT/$NAME.img.xz.sha256"); packages: $OUT/$NAME.packages ($(wc -l < "$OUT/$NAME.packages"))"
 say "times: root ${ROOT_S}s, card ${CARD_S}s, xz ${XZ_S}s, whole build $(since "$T0")s"

@@ -1,6 +1,8 @@
 """One emulated Raspberry-Pi-like machine: the card image booted by qemu-system-aarch64 (-M virt,
-emulated, no KVM) on its own kernel and root, with a virtio display, the result pages forwarded to
-a host port, QEMU's monitor for screendumps, and the test's agent on a virtio serial port."""
+emulated, no KVM) through U-Boot (Debian's u-boot-qemu in the place of the Pi's u-boot-rpi), which
+runs the card's own boot script, picks its system slot and starts that slot's kernel; with a
+virtio display, the result pages forwarded to a host port, QEMU's monitor for screendumps, and the
+test's agent on a virtio serial port."""
 
 from __future__ import annotations
 
@@ -25,13 +27,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+U_BOOT = Path("/usr/lib/u-boot/qemu_arm64/u-boot.bin")  # Debian's u-boot-qemu: the emulated board's boot loader
+
+
 class Machine:
     """A boot of ``disk``: :meth:`power_on`, then the agent's :meth:`run`, :meth:`screendump`;
     :meth:`cut_power` kills QEMU as a pulled plug would (the guest's unflushed writes are lost:
     the disk is opened with cache=none, so nothing waits in the host's page cache either)."""
 
-    def __init__(self, disk: Path, kernel: Path, initrd: Path, work: Path, league_port: int) -> None:
-        self.disk, self.kernel, self.initrd, self.work = disk, kernel, initrd, work
+    def __init__(self, disk: Path, work: Path, league_port: int) -> None:
+        self.disk, self.work = disk, work
         self.league_port = league_port
         self.web_port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -50,10 +55,9 @@ class Machine:
         monitor, channel = self.work / "monitor.sock", self.work / "agent.sock"
         for path in (monitor, channel):
             path.unlink(missing_ok=True)
-        cmdline = "root=LABEL=clabber-root rw rootwait console=ttyAMA0 consoleblank=0 quiet loglevel=3 net.ifnames=0"
         args = ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048"]
-        args += ["-accel", "tcg,thread=multi", "-kernel", str(self.kernel), "-initrd", str(self.initrd)]
-        args += ["-append", cmdline, "-no-reboot", "-nodefaults", "-display", "none"]
+        args += ["-accel", "tcg,thread=multi", "-bios", str(U_BOOT)]
+        args += ["-no-reboot", "-nodefaults", "-display", "none"]
         args += ["-drive", f"file={self.disk},format=raw,if=none,id=card,cache=none,aio=threads"]
         args += ["-device", "virtio-blk-pci,drive=card"]
         args += ["-device", f"virtio-gpu-pci,xres={SCREEN[0]},yres={SCREEN[1]}"]
@@ -191,7 +195,9 @@ def environment_ok() -> str | None:
     """Why this machine cannot run the boot, or None."""
     if os.geteuid() != 0:
         return "booting the image needs root (the card's root filesystem is mounted to add the test's agent)"
-    for tool in ("qemu-system-aarch64", "sfdisk", "xz"):
+    for tool in ("qemu-system-aarch64", "sfdisk", "xz", "mcopy"):
         if subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True).returncode:
-            return f"{tool} is not installed (apt-get install qemu-system-arm fdisk xz-utils)"
+            return f"{tool} is not installed (apt-get install qemu-system-arm fdisk xz-utils mtools)"
+    if not U_BOOT.is_file():
+        return f"no {U_BOOT} (apt-get install u-boot-qemu)"
     return None

@@ -4,9 +4,9 @@ from outside, then cuts the whole machine's power while hands are being entered.
     ./run test-image [--image FILE] [--cuts N] [--synchronous OFF] [--seed S]
 
 On a copy of the image (the image itself is never changed): the test's agent and hand driver are
-added to its root (tests/image/guest), its kernel and initrd taken out to boot it as the Pi's
-firmware would. Checks, in order: systemd reaches its target with no failed unit; the kiosk's unit
-is active and its first frame is on the virtual screen (a screendump recognised as the start screen
+added to its system slot A (tests/image/guest) and the kernel's console set to the emulated
+board's serial port (clabber-boot.env); U-Boot then boots the copy by the card's own script.
+Checks, in order: systemd reaches its target with no failed unit; the kiosk's unit is active and its first frame is on the virtual screen (a screendump recognised as the start screen
 drawn by the same code on the host); the result pages answer through a forwarded port; a SIGSTOPped
 kiosk is restarted by the watchdog within its WatchdogSec; the backup timer has run (the machine's
 clock starts just before 04:30); the sync worker reaches a league server on the host once joined.
@@ -82,9 +82,12 @@ def unpack(image: Path, work: Path) -> Path:
                 digest.update(block)
         check(sums.read_text().split()[0] == digest.hexdigest(), f"{image} does not match {sums.name}")
     raw = work / "card.img"
-    with open(raw, "wb") as out:
-        subprocess.run(["xz", "-dc", str(image)], stdout=out, check=True)
-    # A card larger than the image, as every real one is: the first boot grows the root over it.
+    if image.suffix == ".img":  # ./run image --no-xz
+        subprocess.run(["cp", "--sparse=always", str(image), str(raw)], check=True)
+    else:
+        with open(raw, "wb") as out:
+            subprocess.run(["xz", "-dc", str(image)], stdout=out, check=True)
+    # A card larger than the image, as every real one is: the first boot grows the data partition over it.
     with open(raw, "r+b") as f:
         f.truncate(raw.stat().st_size + (1 << 30))
     return raw
@@ -95,17 +98,25 @@ def partitions(raw: Path) -> list[dict[str, Any]]:
     return table["partitiontable"]["partitions"]
 
 
-def prepare(raw: Path, work: Path, league_port: int) -> tuple[Path, Path]:
-    """Adds the test's agent to the copy's root and takes out its kernel and initrd."""
-    root_part = partitions(raw)[1]
+def prepare(raw: Path, work: Path, league_port: int) -> None:
+    """Adds the test's agent to the copy's system slot A, and the emulated board's console to the
+    kernel's line the card's boot script reads."""
+    parts = partitions(raw)
+    boot_part, slot_a = parts[0], parts[1]
+    env = work / "clabber-boot.env"
+    subprocess.run(
+        ["mcopy", "-n", "-i", f"{raw}@@{boot_part['start'] * 512}", "::clabber-boot.env", str(env)], check=True
+    )
+    line = env.read_text().strip().removeprefix("CMDLINE=")
+    line = " ".join(w for w in line.split() if not w.startswith("console=")) + " console=ttyAMA0"
+    env.write_text(f"CMDLINE={line}\n")
+    subprocess.run(
+        ["mcopy", "-o", "-i", f"{raw}@@{boot_part['start'] * 512}", str(env), "::clabber-boot.env"], check=True
+    )
     mnt = work / "mnt"
     mnt.mkdir()
-    subprocess.run(["mount", "-o", f"loop,offset={root_part['start'] * 512}", str(raw), str(mnt)], check=True)
+    subprocess.run(["mount", "-o", f"loop,offset={slot_a['start'] * 512}", str(raw), str(mnt)], check=True)
     try:
-        kernel = sorted((mnt / "boot").glob("vmlinuz-*"))[-1]
-        initrd = sorted((mnt / "boot").glob("initrd.img-*"))[-1]
-        shutil.copy(kernel, work / "vmlinuz")
-        shutil.copy(initrd, work / "initrd.img")
         lib = mnt / "usr/local/lib/clabber-test"
         lib.mkdir(parents=True)
         for name in ("agent.py", "driver.py"):
@@ -127,7 +138,6 @@ def prepare(raw: Path, work: Path, league_port: int) -> tuple[Path, Path]:
         (units / "systemd-timesyncd.service").symlink_to("/dev/null")
     finally:
         subprocess.run(["umount", str(mnt)], check=True)
-    return work / "vmlinuz", work / "initrd.img"
 
 
 # ---- what the screen shows -------------------------------------------------------------------
@@ -433,10 +443,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         raw = unpack(find_image(args.image), work)
-        kernel, initrd = prepare(raw, work, league.port)
+        prepare(raw, work, league.port)
         refs = references(work)
         league.start()
-        vm = Machine(raw, kernel, initrd, work, league.port)
+        vm = Machine(raw, work, league.port)
         vm.power_on(rtc="2026-12-05T04:27:00")
         answered = pages_answer(vm, time.monotonic() + 900)
         agent = vm.wait_for_agent()
