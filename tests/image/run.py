@@ -4,15 +4,16 @@ from outside, then cuts the whole machine's power while hands are being entered.
     ./run test-image [--image FILE] [--cuts N] [--synchronous OFF] [--seed S]
 
 On a copy of the image (the image itself is never changed): the test's agent and hand driver are
-added to its system slot A (tests/image/guest) and the kernel's console set to the emulated
-board's serial port (clabber-boot.env); U-Boot then boots the copy by the card's own script.
-Checks, in order: systemd reaches its target with no failed unit; the kiosk's unit is active and its first frame is on the virtual screen (a screendump recognised as the start screen
-drawn by the same code on the host); the result pages answer through a forwarded port; a SIGSTOPped
-kiosk is restarted by the watchdog within its WatchdogSec; the backup timer has run (the machine's
-clock starts just before 04:30); the sync worker reaches a league server on the host once joined.
-Then N power cuts: the driver enters hands as fast as they are saved, QEMU is killed at a random
-moment, and after each boot every acknowledged hand must be there, ``PRAGMA integrity_check`` ok
-and the kiosk back on the sheet by itself. Prints each figure; exit status 1 when a check fails.
+added to its system slot A (tests/image/guest) and the kernel's console set to the emulated board's
+serial port (clabber-boot.env); U-Boot then boots the copy by the card's own script. Checks, in
+order: systemd reaches its target with no failed unit; the kiosk's unit is active and its first
+frame is on the virtual screen (a screendump recognised as the start screen drawn by the same code
+on the host); the result pages answer through a forwarded port; a SIGSTOPped kiosk is restarted by
+the watchdog within its WatchdogSec; the backup timer has run (the machine's clock starts just
+before 04:30); the sync worker reaches a league server on the host once joined. Then N power cuts:
+the driver enters hands as fast as they are saved, QEMU is killed at a random moment, and after each
+boot every acknowledged hand must be there, ``PRAGMA integrity_check`` ok and the kiosk back on the
+sheet by itself. Prints each figure; exit status 1 when a check fails.
 ``--synchronous OFF`` weakens the driver's connection: the run must then lose hands (it says so).
 """
 
