@@ -14,6 +14,7 @@
 #                                              bundle clabber-VERSION.raucb is signed with DIR's key
 #                                              (deploy/signing-key.sh; default: $CLABBER_SIGNING)
 #   sudo deploy/image.sh --no-xz               the card as a raw .img (for ./run test-image), not .img.xz
+#   sudo deploy/image.sh --bundle-only         (./run bundle) only the signed bundle, no card
 #
 # As root on Debian (x86-64 or arm64): installs mmdebstrap, qemu-user-static, dosfstools, mtools,
 # fdisk and xz-utils when missing. Needs the Debian mirror (CLABBER_IMAGE_MIRROR, default
@@ -28,6 +29,7 @@ ARCH=""
 KEEP_ROOT=""
 FROM_ROOT=""
 NO_XZ=""
+BUNDLE_ONLY=""
 SUITE=bookworm
 MIRROR=${CLABBER_IMAGE_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${CLABBER_IMAGE_SECURITY:-http://deb.debian.org/debian-security}
@@ -49,7 +51,8 @@ while [ $# -gt 0 ]; do
     --from-root) [ $# -ge 2 ] || die "--from-root needs a directory"; FROM_ROOT=$2; shift ;;
     --signing) [ $# -ge 2 ] || die "--signing needs the signing key's directory"; SIGNING=$2; shift ;;
     --no-xz) NO_XZ=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    --bundle-only) BUNDLE_ONLY=1 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
   shift
@@ -58,6 +61,9 @@ done
 command -v dpkg >/dev/null || die "this builds on Debian (dpkg and apt)"
 HOST_ARCH=$(dpkg --print-architecture)
 if [ -z "$TREE" ]; then ARCH=arm64; fi
+if [ -n "$BUNDLE_ONLY" ] && { [ -z "$SIGNING" ] || [ ! -f "$SIGNING/clabber-updates.key.pem" ]; }; then
+  die "a bundle needs the distributor's signing key: --signing DIR or CLABBER_SIGNING (./run signing-key DIR makes one)"
+fi
 ARCH=${ARCH:-$HOST_ARCH}
 case "$ARCH" in arm64|amd64) ;; *) die "--arch: $ARCH is not arm64 or amd64" ;; esac
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' "$SRC/pyproject.toml")
@@ -199,6 +205,11 @@ SLOT_MB=$(( (used_mb * 3 / 2 + 255) / 256 * 256 ))
 [ "$SLOT_MB" -ge "$system_mb" ] || SLOT_MB=$system_mb
 E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -O ^has_journal -L clabber-system -U "$UUID" \
   -E "root_owner=0:0,hash_seed=$UUID" -d "$ROOT" "$WORK/system.img" "${system_mb}M"
+if [ -n "$BUNDLE_ONLY" ]; then
+  bash "$SRC/deploy/image/bundle.sh" "$WORK/system.img" "$VERSION" "$SIGNING" "$OUT/clabber-$VERSION.raucb"
+  say "times: root ${ROOT_S}s, system and bundle $(since "$t")s, whole build $(since "$T0")s"
+  exit 0
+fi
 E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L clabber-data -U "$DATA_UUID" \
   -E "root_owner=0:0,hash_seed=$DATA_UUID" -d "$WORK/data" "$WORK/data.img" "${DATA_MB}M"
 # MBR: the Pi's firmware reads the first partition (FAT) for its files; B is empty until the first update.
