@@ -7,7 +7,7 @@
 #   --kiosk   only what the kiosk needs to run: no test tools, no PostgreSQL
 set -euo pipefail
 KIOSK_PACKAGES="python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libmtdev1 fonts-dejavu-core"
-TEST_PACKAGES="$KIOSK_PACKAGES systemd shellcheck util-linux mount fuse3 chromium systemd-container mmdebstrap rauc rauc-service dbus-daemon e2fsprogs openssl squashfs-tools"
+TEST_PACKAGES="$KIOSK_PACKAGES systemd shellcheck util-linux mount fuse3 chromium systemd-container mmdebstrap rauc rauc-service dbus-daemon e2fsprogs openssl squashfs-tools u-boot-tools mtools"
 role="test"
 case "${1:-}" in
   --kiosk) role=kiosk ;;
