@@ -34,6 +34,7 @@ from typing import Any
 
 from PIL import Image, ImageChops, ImageOps, ImageStat
 
+from tests.image import updates
 from tests.image.machine import SCREEN, Machine, environment_ok, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,9 +100,9 @@ def partitions(raw: Path) -> list[dict[str, Any]]:
     return table["partitiontable"]["partitions"]
 
 
-def prepare(raw: Path, work: Path, league_port: int) -> None:
-    """Adds the test's agent to the copy's system slot A, and the emulated board's console to the
-    kernel's line the card's boot script reads."""
+def prepare(raw: Path, work: Path, league_port: int, key: Path) -> None:
+    """Adds the test's agent to the copy's system slot A, makes it trust the run's signing key,
+    and sets the emulated board's console in the kernel's line the card's boot script reads."""
     parts = partitions(raw)
     boot_part, slot_a = parts[0], parts[1]
     env = work / "clabber-boot.env"
@@ -137,6 +138,7 @@ def prepare(raw: Path, work: Path, league_port: int) -> None:
         dropin.mkdir()
         (dropin / "test.conf").write_text("[Timer]\nRandomizedDelaySec=0\nAccuracySec=1s\n")
         (units / "systemd-timesyncd.service").symlink_to("/dev/null")
+        updates.trust(mnt, key)
     finally:
         subprocess.run(["umount", str(mnt)], check=True)
 
@@ -361,6 +363,49 @@ def sync_reaches(vm: Machine, league: League) -> str:
     raise Failed(f"the sync worker never reached the league: {sync}; the server's log: {league.log}")
 
 
+# ---- updates ---------------------------------------------------------------------------------
+
+
+def update_phase(
+    vm: Machine, league: League, newer: Path, broken: Path, refs: dict[str, Image.Image], work: Path
+) -> None:
+    """A→B from the league with every game and the enrolment kept; then a version whose kiosk cannot
+    start, rolled back by itself, which the league's fleet says."""
+    before = updates.stored_now(vm)
+    took = updates.take(vm, league, newer, say)
+    committed = updates.wait_until(
+        "the new version committed", 900, lambda: (s := updates.update_state(vm)).get("state") == "committed" and s
+    )
+    _, frame = wait_for_screen(vm, refs, START_SCREENS, work, timeout=600)  # seconds from power-on
+    first = took["written"] + frame
+    after = updates.stored_now(vm)
+    check((committed["running"], committed["slot"]) == ("0.2.0", "B"), f"after the update: {committed}")
+    check(after["hands"] == before["hands"], f"the games before {before['hands']}, after {after['hands']}")
+    check(after["league"] == before["league"] and after["integrity"] == "ok", f"after the update: {after}")
+    say(
+        f"update 0.1.0 → 0.2.0 from the league: downloaded, written and restarted {took['written']:.0f} s after"
+        f" 'Update now'; its first frame {first:.0f} s after; committed on system B; every game"
+        f" ({sum(after['hands'].values())} hands) and the enrolment kept"
+    )
+    took = updates.take(vm, league, broken, say)
+    updates.machine_restarted(vm, 900)  # its try fails its check: marked bad, the machine restarts
+    state = updates.wait_until(
+        "the rollback said", 900, lambda: (s := updates.update_state(vm)).get("state") == "rolled back" and s
+    )
+    check(
+        (state["running"], state["slot"], state["version"]) == ("0.2.0", "B", "0.3.0"), f"after the rollback: {state}"
+    )
+    fleet = updates.wait_until(
+        "the league told of the rollback", 600,
+        lambda: [k for k in league.kiosks() if (k.get("update") or {}).get("state") == "rolled back"],
+    )  # fmt: skip
+    say(
+        f"0.3.0, whose kiosk cannot start: tried on system A, rolled back to 0.2.0 on B by itself"
+        f" ({time.monotonic() - took['began']:.0f} s); the league's fleet says: rolled back from"
+        f" {fleet[0]['update']['version']}: {fleet[0]['update']['why']}"
+    )
+
+
 # ---- power cuts ------------------------------------------------------------------------------
 
 
@@ -386,12 +431,23 @@ def power_cuts(
     hands = 0
     for cut in range(1, cuts + 1):
         vm.acks.clear()
+        written = updates.block_writes(vm)
         vm.send({"drive": rng.randrange(1 << 30), "synchronous": synchronous})
         target = rng.randint(5, 60)
         deadline = time.monotonic() + 600
         while len(vm.acks) < target and time.monotonic() < deadline:
             time.sleep(0.05)
         check(len(vm.acks) >= target, f"the hand driver saved {len(vm.acks)} hands in 600 s; it said: {vm.notes[-5:]}")
+        if cut == 1:
+            now, slot = updates.block_writes(vm), updates.update_state(vm).get("slot") or "A"
+            running = "vda2" if slot == "A" else "vda3"
+            per_hand = (now["vda"] - written["vda"]) / max(1, len(vm.acks))
+            to_slot = now.get(running, 0) - written.get(running, 0)
+            say(
+                f"written to the card: {per_hand / 1024:.1f} KiB a confirmed hand ({len(vm.acks)} hands);"
+                f" to the running system {slot} ({running}): {to_slot} bytes"
+            )
+            check(to_slot == 0, f"{to_slot} bytes written to the running system slot {slot}")
         time.sleep(rng.uniform(0, 2))  # anywhere in a hand's write, not only just after an ack
         vm.cut_power()
         for game, count in vm.acks:
@@ -444,7 +500,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         raw = unpack(find_image(args.image), work)
-        prepare(raw, work, league.port)
+        key = updates.signing(work)
+        prepare(raw, work, league.port, key)
+        newer = updates.bundle_of(raw, work, key, "0.2.0")
+        broken = updates.bundle_of(raw, work, key, "0.3.0", broken=True)
+        say(f"bundles of the copy's system: 0.2.0 ({newer.stat().st_size >> 20} MB), 0.3.0 whose kiosk cannot start")
         refs = references(work)
         league.start()
         vm = Machine(raw, work, league.port)
@@ -471,6 +531,7 @@ def main(argv: list[str] | None = None) -> int:
         vm.run("date", "-u", "-s", f"@{time.time():.0f}")  # today's clock, as the time server gives it
         reached = sync_reaches(vm, league)
         say(f"the sync worker reached the league on the host: {reached}")
+        update_phase(vm, league, newer, broken, refs, work)
         counts = power_cuts(vm, refs, work, args.cuts, rng, args.synchronous)
         code = vm.shut_down()
         say(
