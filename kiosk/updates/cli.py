@@ -143,15 +143,18 @@ def check_command(within: float | None) -> None:
         "result pages": probes.result_pages(cfg.serve_port),
         "league": probes.league_sync(cfg.db),
     }
-    found = health.check(
-        read_state(where),
-        status,
-        running_version(),
-        checks,
-        write=lambda s: write_state(where, s),
-        restart=reboot,
-        within=health.PROVE_WITHIN if within is None else within,
-    )
+    try:
+        found = health.check(
+            read_state(where),
+            status,
+            running_version(),
+            checks,
+            write=lambda s: write_state(where, s),
+            restart=reboot,
+            within=health.PROVE_WITHIN if within is None else within,
+        )
+    except rauc.RaucError as e:
+        _fail(f"RAUC refused the boot's word on this system: {e}")
     click.echo(said(found))
 
 

@@ -49,6 +49,10 @@ def check(
         log.warning("update: rolled back from version %s: %s", state.version, state.why or UNPROVED)
         return write(state.to(ROLLED_BACK, why=state.why or UNPROVED))
     if booted is None or booted.good:
+        # The boot loader took one of this slot's boots to start it: a system already kept gets
+        # them back at every start, or a table switched on every evening would run out of them.
+        if booted is not None:
+            rauc.mark_good()
         return state if state.state != TRYING else write(state.to(COMMITTED, version=running))
     # This boot is the new slot's one try.
     trying = write(state.to(TRYING, version=running))
