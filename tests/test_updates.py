@@ -297,3 +297,13 @@ def test_a_system_that_runs_well_keeps_its_boots_however_often_it_starts(kiosk):
         state, restarted = boot_check(kiosk, "0.1.0", WELL)
         assert not restarted and state.state == "up to date"
     assert kiosk.rauc.boot_order()["BOOT_A_LEFT"] == "3"
+
+
+def test_the_owners_word_is_spent_after_a_quarter_of_an_hour(kiosk, made):
+    # An "Update now" left from the last update must not rush the next one into a game.
+    on_stick(kiosk, made["0.2.0"])
+    kiosk.ask("install", "0.2.0")
+    later = time.time() + 901
+    kiosk.updater.clock = lambda: later
+    state = kiosk.updater.step()
+    assert state.state == OFFERED and kiosk.rauc.slot_holds("B") is None

@@ -38,6 +38,7 @@ from shared.update_states import (
 log = logging.getLogger("clabber.update")
 
 QUIET_AFTER = 600.0  # seconds without a touch before a bundle is written or the kiosk restarts
+ASKED_FOR = 900.0  # seconds the owner's word holds: the updater looks every 30 s
 LEFT_OPEN = 12 * 3600.0  # an open game untouched this long was left, not paused: it does not hold an update
 
 
@@ -52,14 +53,18 @@ class Places:
     usb: Path | None = None  # where the backup stick is mounted
 
 
-def owner_request(store: Store) -> dict[str, Any]:
-    """What the owner asked on the touchscreen: {"action": "now" | "install" | "force", "version"}."""
+def owner_request(store: Store, now: float) -> dict[str, Any]:
+    """What the owner asked on the touchscreen in the last ``ASKED_FOR`` seconds: {"action": "now" |
+    "install" | "force", "version"}. An older word is spent: the updater may not write the kiosk's
+    database to take it back, and a "now" left from the last update must not rush the next."""
     text = store.setting(REQUEST_KEY)
     try:
         found = json.loads(text) if text else {}
     except ValueError:
         return {}
-    return found if isinstance(found, dict) else {}
+    if not isinstance(found, dict) or now - _epoch(found.get("at")) > ASKED_FOR:
+        return {}
+    return found
 
 
 def league_offer(store: Store) -> download.Offer | None:
@@ -134,7 +139,7 @@ class Updater:
             store.close()
 
     def next(self, state: UpdateState, store: Store) -> UpdateState:
-        asked = owner_request(store)
+        asked = owner_request(store, self.clock())
         if state.state == INSTALLED:
             waiting = None if asked.get("action") == "now" else self.quiet(store)
             if waiting is None:
@@ -211,7 +216,7 @@ class Updater:
             bundle.unlink(missing_ok=True)
             return fetching.to(REFUSED, why=str(e))
         ready = fetching.to(DOWNLOADED, version=info.version, bundle=str(bundle))
-        return self.install_when_quiet(ready, store, owner_request(store))
+        return self.install_when_quiet(ready, store, owner_request(store, self.clock()))
 
     def install_when_quiet(self, state: UpdateState, store: Store, asked: dict[str, Any]) -> UpdateState:
         waiting = None if asked.get("action") in ("now", "force") else self.quiet(store)
