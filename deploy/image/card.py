@@ -223,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
             if conf.exists():
                 conf.unlink()
                 print("card: no Wi-Fi in clabber-wifi.txt: Wi-Fi off")
-        elif conf.parent.mkdir(parents=True, exist_ok=True) or write_whole(conf, wpa_config(wifi), 0o600):
-            print(f"card: Wi-Fi set to {wifi['ssid']!r} ({wifi['country']})")
+        else:
+            conf.parent.mkdir(parents=True, exist_ok=True)
+            if write_whole(conf, wpa_config(wifi), 0o600):
+                print(f"card: Wi-Fi set to {wifi['ssid']!r} ({wifi['country']})")
     except CardProblem as e:
         problems.append(str(e))
     if live and not args.no_grow:
