@@ -368,7 +368,7 @@ def sync_reaches(vm: Machine, league: League) -> str:
 
 def update_phase(
     vm: Machine, league: League, newer: Path, broken: Path, refs: dict[str, Image.Image], work: Path
-) -> None:
+) -> float:
     """A→B from the league with every game and the enrolment kept; then a version whose kiosk cannot
     start, rolled back by itself, which the league's fleet says."""
     before = updates.stored_now(vm)
@@ -404,6 +404,81 @@ def update_phase(
         f" ({time.monotonic() - took['began']:.0f} s); the league's fleet says: rolled back from"
         f" {fleet[0]['update']['version']}: {fleet[0]['update']['why']}"
     )
+    return first  # an update's whole span, for the cuts to fall in
+
+
+def settle(vm: Machine, timeout: float = 2400) -> dict[str, Any]:
+    """Lets an update that was under way when the power went finish by itself (restarting the
+    machine when it restarts itself; the owner's word again when a written slot waits for a quiet
+    table); the updater's state once it rests."""
+    deadline = time.monotonic() + timeout
+    asked = 0.0
+    while time.monotonic() < deadline:
+        if vm.process is not None and vm.process.poll() is not None:
+            vm.power_on()
+            vm.wait_for_agent()
+            continue
+        try:
+            state = updates.update_state(vm)
+        except RuntimeError:
+            continue
+        if state.get("state") in ("committed", "up to date", "rolled back", "refused"):
+            return state
+        if state.get("state") == "installed" and time.monotonic() - asked > 120:
+            updates.owner_says_now(vm)  # restart into it now, games or not
+            asked = time.monotonic()
+        time.sleep(5)
+    raise Failed(f"the update never came to rest: {updates.update_state(vm)}")
+
+
+def update_cuts(
+    vm: Machine, league: League, bundles: dict[str, Path], refs: dict[str, Image.Image], work: Path,
+    cuts: int, rng: random.Random, span: float,
+) -> dict[str, int]:  # fmt: skip
+    """Power cuts at random moments of an update (its download, the slot's writing, the restart,
+    the try boot and its check), hands entered all the while: every boot must end in a working
+    kiosk on the old version or the new, with every acknowledged hand and integrity_check ok."""
+    acknowledged: dict[int, int] = {}
+    lost = 0
+    for cut in range(1, cuts + 1):
+        running = updates.update_state(vm).get("running") or ""
+        target = "0.4.0" if running != "0.4.0" else "0.2.0"
+        league.cli("update", "offer", str(bundles[target]))
+        vm.acks.clear()
+        vm.send({"drive": rng.randrange(1 << 30), "synchronous": None})
+        forced = target == "0.2.0"
+        updates.owner_says_now(vm, "force" if forced else "now", target if forced else None)
+        at = rng.uniform(5, span)
+        deadline = time.monotonic() + at
+        while time.monotonic() < deadline and (vm.process is not None and vm.process.poll() is None):
+            time.sleep(0.5)
+        if vm.process is not None and vm.process.poll() is None:
+            vm.cut_power()
+            where = f"{at:.0f} s into the update"
+        else:  # the machine restarted itself first: the cut goes into the try boot
+            vm.power_on()
+            time.sleep(rng.uniform(5, 60))
+            vm.cut_power()
+            where = "in the try boot"
+        for game, count in vm.acks:
+            acknowledged[game] = max(acknowledged.get(game, 0), count)
+        vm.power_on()
+        vm.wait_for_agent()
+        kiosk_active(vm)
+        found, integrity, _ = stored(vm)
+        missing = {g: n - found.get(g, 0) for g, n in acknowledged.items() if found.get(g, 0) < n}
+        lost += sum(missing.values())
+        wait_for_screen(vm, refs, ("05-sheet", "08-summary", *START_SCREENS), work, timeout=900)
+        booted = updates.update_state(vm)
+        check(integrity == "ok", f"update cut {cut}: integrity_check says {integrity}")
+        check(booted.get("running") in (running, target), f"update cut {cut}: running {booted.get('running')}")
+        state = settle(vm)
+        say(
+            f"update cut {cut}/{cuts} ({running} → {target}), {where}: {len(vm.acks)} hands acknowledged,"
+            f" {sum(missing.values())} missing; back on {booted.get('running')}, integrity_check {integrity};"
+            f" then {state.get('state')} on {state.get('running')}"
+        )
+    return {"cuts": cuts, "lost": lost}
 
 
 # ---- power cuts ------------------------------------------------------------------------------
@@ -484,6 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--image", help="the image (default: dist/clabber-VERSION-arm64.img.xz)")
     parser.add_argument("--cuts", type=int, default=3, help="power cuts (default 3)")
+    parser.add_argument("--update-cuts", type=int, default=0, help="power cuts during updates (./run bench update: 10)")
     parser.add_argument("--synchronous", choices=["OFF"], help="weaken the driver's store, to see hands lost")
     parser.add_argument("--seed", type=int, default=random.randrange(1 << 30))
     parser.add_argument("--keep", action="store_true", help="keep the work folder (the copy, screens, logs)")
@@ -504,6 +580,7 @@ def main(argv: list[str] | None = None) -> int:
         prepare(raw, work, league.port, key)
         newer = updates.bundle_of(raw, work, key, "0.2.0")
         broken = updates.bundle_of(raw, work, key, "0.3.0", broken=True)
+        another = updates.bundle_of(raw, work, key, "0.4.0") if args.update_cuts else newer
         say(f"bundles of the copy's system: 0.2.0 ({newer.stat().st_size >> 20} MB), 0.3.0 whose kiosk cannot start")
         refs = references(work)
         league.start()
@@ -531,8 +608,12 @@ def main(argv: list[str] | None = None) -> int:
         vm.run("date", "-u", "-s", f"@{time.time():.0f}")  # today's clock, as the time server gives it
         reached = sync_reaches(vm, league)
         say(f"the sync worker reached the league on the host: {reached}")
-        update_phase(vm, league, newer, broken, refs, work)
+        span = update_phase(vm, league, newer, broken, refs, work)
         counts = power_cuts(vm, refs, work, args.cuts, rng, args.synchronous)
+        if args.update_cuts:
+            cut = update_cuts(vm, league, {"0.2.0": newer, "0.4.0": another}, refs, work, args.update_cuts, rng, span)
+            check(cut["lost"] == 0, f"{cut['lost']} acknowledged hands lost over the update cuts")
+            say(f"power cuts during updates: {cut['cuts']}, every boot a working kiosk, 0 hands lost")
         code = vm.shut_down()
         say(
             f"power cuts: {counts['cuts']} boot{'s' if counts['cuts'] != 1 else ''} after a cut,"

@@ -111,12 +111,13 @@ def update_state(vm: Any) -> dict[str, Any]:
     return json.loads(r["out"]) if r["rc"] == 0 and r["out"].strip() else {}
 
 
-def owner_says_now(vm: Any) -> None:
-    """The owner's "Update now" through the kiosk's controller, with the owner's PIN."""
+def owner_says_now(vm: Any, action: str = "now", version: str | None = None) -> None:
+    """The owner's "Update now" (or "Put back VERSION": ``force``) through the kiosk's controller,
+    with the owner's PIN."""
     code = (
         "from pathlib import Path; from kiosk.table import open_table;"
         "t, _ = open_table(Path('/var/lib/clabber/clabber.db'), Path('/var/lib/clabber/backups'), source='screen');"
-        f"t.has_pin() or t.set_pin('{PIN}'); t.ask_update('now', '{PIN}'); t.store.close()"
+        f"t.has_pin() or t.set_pin('{PIN}'); t.ask_update({action!r}, '{PIN}', {version!r}); t.store.close()"
     )
     r = vm.run(f"{VENV}/bin/python", "-c", code, user="clabber")
     check(r["rc"] == 0, f"the owner's 'Update now': {r['err'][-500:]}")
