@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from kiosk import outbox
-from kiosk.store import StoreError, open_reader
+from kiosk.store import Store, StoreError, open_reader
 from kiosk.updates.health import Probe
 
 CONNECTED = "connected"  # the sync worker's word for a league that answered (kiosk/sync.py)
@@ -35,23 +35,29 @@ def kiosk_service(unit: str = "clabber-kiosk.service", systemctl: str = "systemc
     return probe
 
 
+def _reading(path: Path, look: Callable[[Store], str | None]) -> str | None:
+    """``look`` at the kiosk's database through a reader of its own, closed after."""
+    try:
+        store = open_reader(path)
+    except StoreError as e:
+        return f"the database does not open: {e}"
+    try:
+        return look(store)
+    finally:
+        store.close()
+
+
 def database(path: Path) -> Probe:
     """The kiosk's database opens and passes SQLite's ``integrity_check``."""
 
-    def probe() -> str | None:
-        try:
-            store = open_reader(path)
-        except StoreError as e:
-            return f"the database does not open: {e}"
+    def sound(store: Store) -> str | None:
         try:
             found = store.integrity()
         except sqlite3.DatabaseError as e:  # damaged past what the check itself can read
             return f"the database is damaged: {e}"
-        finally:
-            store.close()
         return None if found == ["ok"] else "the database fails its integrity check: " + "; ".join(found[:3])
 
-    return probe
+    return lambda: _reading(path, sound)
 
 
 def result_pages(port: int, host: str = "127.0.0.1") -> Probe:
@@ -77,17 +83,10 @@ def league_sync(path: Path, booted_at: Callable[[], float] | None = None) -> Pro
     (a word written by the old system before the update does not count)."""
     since = booted_at or boot_time
 
-    def probe() -> str | None:
-        try:
-            store = open_reader(path)
-        except StoreError as e:
-            return f"the database does not open: {e}"
-        try:
-            if outbox.link(store) is None:
-                return None  # not in a league: nothing to reach
-            said = outbox.sync_state(store)
-        finally:
-            store.close()
+    def reached(store: Store) -> str | None:
+        if outbox.link(store) is None:
+            return None  # not in a league: nothing to reach
+        said = outbox.sync_state(store)
         try:
             at = datetime.fromisoformat(str(said.get("at"))).timestamp()
         except ValueError:
@@ -98,7 +97,7 @@ def league_sync(path: Path, booted_at: Callable[[], float] | None = None) -> Pro
             return f"the sync worker is {said.get('state')}: {said.get('error') or 'no word why'}"
         return None
 
-    return probe
+    return lambda: _reading(path, reached)
 
 
 def boot_time() -> float:
