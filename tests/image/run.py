@@ -205,7 +205,10 @@ def wait_for_screen(
 def system_state(vm: Machine) -> None:
     state = vm.run("systemctl", "is-system-running", "--wait", timeout=900)["out"].strip()
     failed = vm.run("systemctl", "--failed", "--plain", "--no-legend")["out"].strip()
-    check((state, failed) == ("running", ""), f"systemd: {state}; failed units: {failed or 'none'}")
+    if (state, failed) != ("running", ""):
+        units = [line.split()[0] for line in failed.splitlines() if line.split()]
+        said = vm.run("journalctl", "-b", "--no-pager", "-n", "40", *[f"-u{u}" for u in units])["out"] if units else ""
+        raise Failed(f"systemd: {state}; failed units: {failed or 'none'}; their journal:\n{said}")
 
 
 def kiosk_active(vm: Machine, timeout: float = 300) -> int:
