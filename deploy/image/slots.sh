@@ -37,15 +37,13 @@ for d in "${STATE[@]}"; do
   find "$ROOT/$d" -mindepth 1 -delete
   binds+="/data/$d  /$d  none  bind,x-systemd.requires-mounts-for=/data  0 0"$'\n'
 done
-mkdir -p "$ROOT/data" "$DATA/rauc" "$ROOT/mnt/clabber-usb"
+mkdir -p "$ROOT/data" "$DATA/rauc"
 cat > "$ROOT/etc/fstab" <<FSTAB
 # The card: the read-only system slot the kernel was started on (root=, ro: not listed here, so
 # it stays read-only), the Pi's boot partition, and the data partition with what the Pi writes.
 LABEL=CLABBERBOOT  /boot/firmware  vfat  defaults,noatime,umask=0022,flush  0 2
 PARTUUID=$DISK-04  /data  ext4  defaults,noatime,commit=5  0 2
 ${binds}tmpfs  /tmp  tmpfs  mode=1777,nosuid,nodev,size=64M  0 0
-# The backup stick (labelled CLABBER), mounted when it is used: the nightly backups, and a bundle on it.
-LABEL=CLABBER  /mnt/clabber-usb  vfat  noauto,nofail,x-systemd.automount,x-systemd.idle-timeout=60,uid=clabber,gid=clabber,umask=0027  0 0
 tmpfs  /var/tmp  tmpfs  mode=1777,nosuid,nodev,size=64M  0 0
 FSTAB
 # The journal on the data partition, bounded (a read-only system makes a new machine id each boot).
