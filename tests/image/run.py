@@ -330,7 +330,7 @@ class League:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
 
     def kiosks(self) -> list[dict[str, Any]]:
-        return list(json.loads(self.cli("kiosks")))
+        return list(json.loads(self.cli("kiosks", "--json")))
 
     def stop(self) -> None:
         if self.process is not None:
