@@ -121,7 +121,7 @@ if [ -z "$TREE" ]; then
   PACKAGES+=,raspi-firmware,linux-image-arm64/$SUITE-backports,initramfs-tools,zstd,firmware-brcm80211,wpasupplicant
   # The updates: RAUC (its service on D-Bus) writes the slot not running; U-Boot, started by the
   # Pi's firmware, starts the slot the boot order names (deploy/image/boot.cmd).
-  PACKAGES+=,rauc,rauc-service,u-boot-rpi,u-boot-tools
+  PACKAGES+=,rauc,rauc-service,squashfs-tools,u-boot-rpi,u-boot-tools
   # Written before the kernel is installed, so its hooks make the boot partition as the card needs it.
   # shellcheck disable=SC2016  # mmdebstrap's hook expands $1, not this shell
   HOOKS+=(--essential-hook='mkdir -p "$1/etc/default" "$1/etc/initramfs-tools/conf.d"')

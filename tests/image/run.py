@@ -48,8 +48,7 @@ CLABBER = str(Path(sys.executable).parent / "clabber")  # the host's, for the le
 START_SCREENS = ("01-start", "16-league-tonight", "22-league-tonight-unreachable")
 
 
-class Failed(Exception):
-    """A check that did not hold: the message says which and what was seen."""
+Failed = updates.Failed  # a check that did not hold, in either part of the run: said, not a traceback
 
 
 def say(text: str) -> None:
