@@ -378,7 +378,8 @@ def update_phase(
     committed = updates.wait_until(
         "the new version committed", 900, lambda: (s := updates.update_state(vm)).get("state") == "committed" and s
     )
-    _, frame = wait_for_screen(vm, refs, START_SCREENS, work, timeout=600)  # seconds from power-on
+    # Back where the table was: the start screen, or the open game's sheet ("now" writes during a game).
+    _, frame = wait_for_screen(vm, refs, ("05-sheet", "08-summary", *START_SCREENS), work, timeout=600)
     first = took["written"] + frame
     after = updates.stored_now(vm)
     check((committed["running"], committed["slot"]) == ("0.2.0", "B"), f"after the update: {committed}")
