@@ -379,7 +379,7 @@ def _fleet(org: Any) -> Any:
 def kiosks_list(org: Any, as_json: bool) -> None:
     """Enrolled kiosks (never their keys) with what each last said at its sync: version, slot, last
     seen and last delivery, free space, the update's state, and what to look at (the fleet page's)."""
-    from league.organiser.fleet import size_words, trouble, update_words
+    from league.organiser.fleet import described
 
     fleet = _fleet(org)
     kiosks = fleet.kiosks()
@@ -388,17 +388,12 @@ def kiosks_list(org: Any, as_json: bool) -> None:
         return
     now = fleet.clock()
     for k in kiosks:
-        version = (k["version"] or "?") + (f" ({k['slot']})" if k["slot"] else "")
-        state = "revoked" if k["revoked_at"] else update_words(k["update"])
-        look = trouble(k, now)
-        free = size_words(k["free_bytes"])
-        seen = k["reported_at"] or "never"
-        where = f"{k['venue'] or 'venue ' + str(k['venue_id'])}, table {k['table_number']}"
+        d = described(k, now)
+        version = (d["version"] or "?") + (f" ({d['slot']})" if d["slot"] else "")
         click.echo(
-            f"kiosk {k['id']}: {where} · {version} · {state}"
-            + f" · seen {seen}"
-            + (f" · {free} free" if free else "")
-            + (f" · LOOK: {look}" if look else "")
+            f"kiosk {d['id']}: {d['where']} · {version} · {d['state']} · seen {k['reported_at'] or 'never'}"
+            + (f" · {d['free']} free" if d["free"] else "")
+            + (f" · LOOK: {d['trouble']}" if d["trouble"] else "")
         )
     if not kiosks:
         click.echo("no kiosk enrolled", err=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 RAUC_NOISE = re.compile(r"^rauc-(Message|Warning|Critical)[^:]*:\s*[\d:.]*:\s*")
 SIGNED_BY = re.compile(r"Verified \w+ signature by '([^']*)'")
+VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:\+[0-9A-Za-z.-]+)?$")
 
 
 class BundleError(Exception):
@@ -23,6 +24,18 @@ class BundleInfo:
     compatible: str
     version: str
     signer: str  # the signing certificate's subject where the signature was checked, else ""
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """``"0.10.2"`` as ``(0, 10, 2)``, so that 0.10 comes after 0.9; a build tag (``+g1a2b``) is
+    not compared. ValueError for anything else."""
+    found = VERSION.match(text.strip())
+    if found is None:
+        raise ValueError(f"{text!r} is not a version like 1.2.3")
+    numbers = [int(n) for n in found.group(1).split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()  # 1.2 and 1.2.0 are one version
+    return tuple(numbers)
 
 
 def rauc_reason(text: str) -> str:

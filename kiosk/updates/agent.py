@@ -24,6 +24,7 @@ from kiosk import outbox
 from kiosk.store import Store, StoreError, open_reader
 from kiosk.updates import bundles, download, rauc
 from kiosk.updates.state import REQUEST_KEY, UpdateState, read_state, write_state
+from shared.bundle import version_key
 from shared.update_states import (
     DOWNLOADED,
     DOWNLOADING,
@@ -156,7 +157,7 @@ class Updater:
             return state.to(UP_TO_DATE) if state.state in (OFFERED, DOWNLOADING, DOWNLOADED) else state
         forced = asked.get("action") == "force" and asked.get("version") == offer.version
         try:
-            newer = bundles.version_key(offer.version) > bundles.version_key(self.system.running)
+            newer = version_key(offer.version) > version_key(self.system.running)
         except ValueError as e:
             return state.to(REFUSED, version=offer.version, source="league", why=str(e))
         if not newer and not forced:

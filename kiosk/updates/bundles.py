@@ -3,13 +3,10 @@ runs (an older one only when the owner forces it). Each refusal says why, in the
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.bundle import BundleError, BundleInfo, read_bundle
-
-VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:\+[0-9A-Za-z.-]+)?$")
+from shared.bundle import BundleError, BundleInfo, read_bundle, version_key
 
 
 class Refusal(Exception):
@@ -23,18 +20,6 @@ class System:
     keyring: Path
     compatible: str
     running: str
-
-
-def version_key(text: str) -> tuple[int, ...]:
-    """``"0.10.2"`` as ``(0, 10, 2)``, so that 0.10 comes after 0.9; a build tag (``+g1a2b``) is
-    not compared. ValueError for anything else."""
-    found = VERSION.match(text.strip())
-    if found is None:
-        raise ValueError(f"{text!r} is not a version like 1.2.3")
-    numbers = [int(n) for n in found.group(1).split(".")]
-    while len(numbers) > 1 and numbers[-1] == 0:
-        numbers.pop()  # 1.2 and 1.2.0 are one version
-    return tuple(numbers)
 
 
 def judge(bundle: Path, system: System, force_older: bool = False) -> BundleInfo:

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kiosk.updates.bundles import version_key
 from shared import update_states as S
+from shared.bundle import version_key
 
 BUSY = (S.INSTALLING,)  # no new game while the slot is written
 REQUEST_KEY = "update_request"  # the owner's word to the updater (Table.ask_update), a kiosk setting

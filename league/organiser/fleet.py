@@ -17,7 +17,7 @@ from league.store import fleet as fl
 from league.store import kiosks as ks
 from league.store.core import Store, default_path, stamp
 from shared import update_states as S
-from shared.bundle import BundleError, read_bundle
+from shared.bundle import BundleError, read_bundle, version_key
 
 TEXT_FIELDS = {"version": 64, "slot": 8, "last_sync": 40}
 LOW_SPACE = 512 * 2**20  # free bytes on a kiosk's data partition under which the fleet flags it
@@ -183,8 +183,11 @@ class Fleet:
 
 
 def _version_order(version: str | None) -> tuple[int, ...]:
-    numbers = (version or "").split("+")[0].split(".")
-    return tuple(int(n) for n in numbers if n.isdigit()) if version else (-1,)
+    """Newest first in the folder's list; a file that is not a bundle (or has no usable version) last."""
+    try:
+        return version_key(version) if version else (-1,)
+    except ValueError:
+        return (-1,)
 
 
 def update_words(update: dict[str, Any] | None) -> str:
@@ -205,6 +208,20 @@ def update_words(update: dict[str, Any] | None) -> str:
         S.REFUSED: f"refused {version}",
     }.get(state, str(state))
     return f"{words}: {why}" if why and state in (S.ROLLED_BACK, S.REFUSED, S.DOWNLOADING) else words
+
+
+def described(kiosk: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
+    """A kiosk of ``Fleet.kiosks`` in the words the Fleet page and ``clabber league kiosks`` both say."""
+    return {
+        "id": kiosk["id"],
+        "where": f"{kiosk['venue'] or 'venue ' + str(kiosk['venue_id'])}, table {kiosk['table_number']}",
+        "version": kiosk["version"] or "",
+        "slot": kiosk["slot"] or "",
+        "state": "revoked" if kiosk["revoked_at"] else update_words(kiosk["update"]),
+        "free": size_words(kiosk["free_bytes"]),
+        "trouble": trouble(kiosk, now),
+        "revoked": bool(kiosk["revoked_at"]),
+    }
 
 
 def size_words(free: int | None) -> str:

@@ -53,12 +53,11 @@ def make_app(
     tell = changed or board.boards.changed
     organiser = OrganiserPages(store, secure_cookies=secure_cookies, clock=clock, changed=lambda: tell(None))
     charts = ChartPages(store)
-    kiosk_pages = KioskPages(organiser, Kiosks(store))
     routes = [
         *Pages(store).routes(),
         *organiser.routes(),
-        *kiosk_pages.routes(),
-        *FleetPages(organiser, kiosk_pages, Fleet(store, bundles_folder(store))).routes(),
+        *KioskPages(organiser, Kiosks(store)).routes(),
+        *FleetPages(organiser, Fleet(store, bundles_folder(store))).routes(),
         *board.routes(),
         *charts.routes(),
         *StatsPages(store).routes(),

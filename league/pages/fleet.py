@@ -12,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from league.organiser.fleet import Fleet, size_words, trouble, update_words
+from league.organiser.fleet import Fleet, described, size_words
 from league.organiser.season import LeagueRefused
-from league.pages.kiosks import KioskPages, when
+from league.pages.kiosks import when
 from league.pages.kit import render
 from league.pages.organiser import OrganiserPages, confirmation
 
@@ -26,27 +26,14 @@ SAID = {
 
 
 class FleetPages:
-    def __init__(self, pages: OrganiserPages, kiosks: KioskPages, fleet: Fleet) -> None:
+    def __init__(self, pages: OrganiserPages, fleet: Fleet) -> None:
         self.pages = pages
-        self.kiosks = kiosks
         self.fleet = fleet
 
     def _lines(self) -> list[dict[str, Any]]:
-        where = {k["id"]: k for k in self.kiosks.listed()}
         now = self.fleet.clock()
         return [
-            {
-                "id": k["id"],
-                "where": f"{where[k['id']]['venue']}, table {where[k['id']]['table']}" if k["id"] in where else "",
-                "version": k["version"] or "",
-                "slot": k["slot"] or "",
-                "seen": when(k["reported_at"]),
-                "last_sync": when(k["last_sync"]),
-                "free": size_words(k["free_bytes"]),
-                "state": update_words(k["update"]),
-                "trouble": trouble(k, now),
-                "revoked": bool(k["revoked_at"]),
-            }
+            {**described(k, now), "seen": when(k["reported_at"]), "last_sync": when(k["last_sync"])}
             for k in self.fleet.kiosks()
         ]
 

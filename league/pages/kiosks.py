@@ -58,8 +58,7 @@ class KioskPages:
                     out[v["id"]] = {**v, "label": label}
         return out
 
-    def listed(self) -> list[dict[str, Any]]:
-        """Every kiosk enrolled, where it is and when it was enrolled (and revoked)."""
+    def _kiosks(self) -> list[dict[str, Any]]:
         venues = self._venues()
         return [
             {
@@ -80,7 +79,7 @@ class KioskPages:
             shown.pop("status", 200),
             csrf=csrf,
             venues=list(venues.values()),
-            kiosks=self.listed(),
+            kiosks=self._kiosks(),
             minutes=CODE_MINUTES,
             **shown,
         )
@@ -146,7 +145,7 @@ class KioskPages:
 
     def _quarantine(self) -> list[dict[str, Any]]:
         """Every event set aside, newest first, with where its kiosk stands."""
-        kiosks = {k["id"]: k for k in self.listed()}
+        kiosks = {k["id"]: k for k in self._kiosks()}
         rows = sorted(
             self.kiosks.quarantine(),
             key=lambda q: (q["received_at"], q["kiosk_id"], q["game"], q["seq"]),
@@ -168,7 +167,7 @@ class KioskPages:
 
     def _flags(self) -> dict[str, list[dict[str, Any]]]:
         """Kiosk games whose result does not count by itself, and re-deliveries that differ."""
-        kiosks = {k["id"]: k for k in self.listed()}
+        kiosks = {k["id"]: k for k in self._kiosks()}
 
         def where(kiosk: int) -> dict[str, Any]:
             k = kiosks.get(kiosk)
