@@ -18,11 +18,14 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from kiosk.updates.state import rauc_conf, read_state, running_version, said, state_file
+
+if TYPE_CHECKING:
+    from kiosk.config import Config
 
 TOUCHED = Path("/run/clabber-kiosk/touched")  # the kiosk's runtime folder (clabber-kiosk.service)
 USB = Path("/mnt/clabber-usb")  # the backup stick (deploy/install.sh --usb)
@@ -56,11 +59,11 @@ def read_system(conf: Path) -> tuple[str, Path]:
     return compatible, (conf.parent / keyring) if not keyring.startswith("/") else Path(keyring)
 
 
-def _kiosk_db() -> Path:
+def _config() -> Config:
     from kiosk.config import ConfigError, load_config
 
     try:
-        return load_config().db
+        return load_config()
     except ConfigError as e:
         _fail(str(e))
 
@@ -93,7 +96,7 @@ def agent_command(once: bool, every: float, quiet_after: float | None) -> None:
     places = agent.Places(
         state_file=where,
         downloads=where.parent / "bundles",
-        kiosk_db=_kiosk_db(),
+        kiosk_db=_config().db,
         touched=Path(os.environ.get("CLABBER_TOUCHED") or TOUCHED),
         usb=usb,
     )
@@ -123,15 +126,11 @@ def agent_command(once: bool, every: float, quiet_after: float | None) -> None:
 @click.option("--within", type=click.FloatRange(1), default=None, help="Seconds the new version has (300).")
 def check_command(within: float | None) -> None:
     """At a boot after an install: keep the new version once it proves itself, else go back."""
-    from kiosk.config import ConfigError, load_config
     from kiosk.updates import health, probes, rauc
     from kiosk.updates.state import write_state
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    try:
-        cfg = load_config()
-    except ConfigError as e:
-        _fail(str(e))
+    cfg = _config()
     try:
         status = rauc.status()
     except rauc.RaucError as e:

@@ -15,9 +15,8 @@ from pathlib import Path
 
 from kiosk import outbox
 from kiosk.store import Store, StoreError, open_reader
+from kiosk.sync import CONNECTED
 from kiosk.updates.health import Probe
-
-CONNECTED = "connected"  # the sync worker's word for a league that answered (kiosk/sync.py)
 
 
 def kiosk_service(unit: str = "clabber-kiosk.service", systemctl: str = "systemctl") -> Probe:

@@ -4,6 +4,7 @@ reads before it writes a slot or restarts (kiosk/updates/agent.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -24,11 +25,9 @@ class Touches:
         if now - self.last < self.every:
             return
         self.last = now
-        try:
-            self.path.touch()
-            os.utime(self.path)  # an existing file's time moves on
-        except OSError:
-            pass  # no runtime folder (a desktop, a test): the updater then counts the table as quiet
+        # No runtime folder (a desktop, a test): nothing marked, and the updater counts the table as quiet.
+        with contextlib.suppress(OSError):
+            self.path.touch()  # made, or its time moved on
 
 
 def touches_here(env: dict[str, str] | None = None) -> Touches | None:

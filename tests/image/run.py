@@ -94,15 +94,10 @@ def unpack(image: Path, work: Path) -> Path:
     return raw
 
 
-def partitions(raw: Path) -> list[dict[str, Any]]:
-    table = json.loads(subprocess.run(["sfdisk", "-J", str(raw)], capture_output=True, text=True, check=True).stdout)
-    return table["partitiontable"]["partitions"]
-
-
 def prepare(raw: Path, work: Path, league_port: int, key: Path) -> None:
     """Adds the test's agent to the copy's system slot A, makes it trust the run's signing key,
     and sets the emulated board's console in the kernel's line the card's boot script reads."""
-    parts = partitions(raw)
+    parts = updates.partitions(raw)
     boot_part, slot_a = parts[0], parts[1]
     env = work / "clabber-boot.env"
     subprocess.run(
@@ -489,15 +484,7 @@ def update_cuts(
 
 def stored(vm: Machine) -> tuple[dict[int, int], str, int]:
     """The hands of each game, integrity_check's word and how many games are open."""
-    query = (
-        "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]);"
-        "print(json.dumps({'hands': dict(db.execute('SELECT game, count(*) FROM hands GROUP BY game').fetchall()),"
-        "'open': db.execute(\"SELECT count(*) FROM games WHERE status = 'open'\").fetchone()[0],"
-        "'integrity': db.execute('PRAGMA integrity_check').fetchone()[0]}))"
-    )
-    r = vm.run(f"{VENV}/python", "-c", query, DB, user="clabber")
-    check(r["rc"] == 0, f"reading the database inside: {r['err']}")
-    found = json.loads(r["out"])
+    found = updates.stored_now(vm)
     return {int(g): n for g, n in found["hands"].items()}, found["integrity"], found["open"]
 
 

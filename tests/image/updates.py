@@ -155,10 +155,12 @@ def block_writes(vm: Any) -> dict[str, int]:
 
 
 def stored_now(vm: Any) -> dict[str, Any]:
-    """The games' hands, integrity_check's word and the league link, read inside the machine."""
+    """The games' hands, how many are open, integrity_check's word and the league link, read inside
+    the machine."""
     query = (
         "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]);"
         "print(json.dumps({'hands': dict(db.execute('SELECT game, count(*) FROM hands GROUP BY game').fetchall()),"
+        "'open': db.execute(\"SELECT count(*) FROM games WHERE status = 'open'\").fetchone()[0],"
         "'integrity': db.execute('PRAGMA integrity_check').fetchone()[0],"
         "'league': (db.execute(\"SELECT value FROM settings WHERE key = 'league'\").fetchone() or [None])[0]}))"
     )
