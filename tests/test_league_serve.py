@@ -82,8 +82,10 @@ def test_two_kiosks_enrol_push_real_games_and_pull_tonight_over_http(served, tmp
     assert code == 0 and [(q["seq"], q["event"]["kind"]) for q in held] == [(4, "hand_entered")]
 
     # Revoked from the command line: the key is refused at once.
-    kiosks = json.loads(_run(db, "kiosks")[1])
+    kiosks = json.loads(_run(db, "kiosks", "--json")[1])
     assert len(kiosks) == 2 and "key" not in json.dumps(kiosks)
+    lines = _run(db, "kiosks")[1].splitlines()  # the organiser's reading: a line a kiosk, no key either
+    assert len(lines) == 2 and not any(keys[v] in line for v in keys for line in lines)
     mine = next(k["id"] for k in kiosks if k["venue_id"] == here)
     assert _run(db, "revoke", str(mine))[0] == 0
     assert api.call("GET", "/api/v1/tonight", key=keys[here])[0] == 401
