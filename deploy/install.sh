@@ -343,13 +343,16 @@ console_setup() {
   # Kivy's (rotation in config.toml), since the kernel's rotation does not rotate an SDL app.
 }
 
-USB_LINE="LABEL=CLABBER /mnt/clabber-usb vfat noauto,nofail,x-systemd.automount,uid=clabber,gid=clabber,umask=0027 0 0"
-
 usb_setup() {
+  # The stick's line (deploy/clabber-usb.fstab, the card's too), replacing any earlier one.
   [ "$USB" = 1 ] || return 0
   install -d -m 0755 "$ROOT/mnt/clabber-usb"
-  if ! grep -qs "/mnt/clabber-usb" "$ROOT/etc/fstab"; then
-    echo "$USB_LINE" >> "$ROOT/etc/fstab"
+  local line
+  line=$(grep -v '^#' "$SRC/deploy/clabber-usb.fstab")
+  if [ "$(grep -s " /mnt/clabber-usb " "$ROOT/etc/fstab")" != "$line" ]; then
+    { grep -sv " /mnt/clabber-usb " "$ROOT/etc/fstab" || true; echo "$line"; } > "$ROOT/etc/fstab.clabber-new"
+    cat "$ROOT/etc/fstab.clabber-new" > "$ROOT/etc/fstab"  # in place: keeps the file's owner and mode
+    rm -f "$ROOT/etc/fstab.clabber-new"
     say "a USB stick labelled CLABBER will be used for the nightly backups"
   fi
 }

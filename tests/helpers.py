@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -82,3 +84,30 @@ def unavailable(why: str) -> NoReturn:
     if os.environ.get("CI"):
         pytest.fail(f"{why}: CI provides this, so the test must run there")
     pytest.skip(why)
+
+
+FSTAB_GENERATOR = Path("/lib/systemd/system-generators/systemd-fstab-generator")
+
+
+def stick_mount(root: Path) -> dict[str, object]:
+    """What systemd makes of the backup stick's line in ``root``'s fstab, by its own generator:
+    when the stick is mounted, whether through an automount, and how many lines name it."""
+    out = Path(tempfile.mkdtemp(prefix="clabber-fstab."))
+    try:
+        for d in ("n", "e", "l"):
+            (out / d).mkdir()
+        env = {**os.environ, "SYSTEMD_FSTAB": str(root / "etc/fstab"), "SYSTEMD_PROC_CMDLINE": ""}
+        done = subprocess.run(
+            [str(FSTAB_GENERATOR), *(str(out / d) for d in ("n", "e", "l"))], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        unit = "mnt-clabber\\x2dusb.mount"
+        wanted = (out / "n/dev-disk-by\\x2dlabel-CLABBER.device.wants" / unit).exists()
+        at_boot = any((out / "n").glob(f"*.target.*/{unit}"))
+        return {
+            "mounted": "when the stick is plugged in" if wanted else ("at boot" if at_boot else "never"),
+            "automount": (out / "n/mnt-clabber\\x2dusb.automount").exists(),
+            "lines": sum(" /mnt/clabber-usb " in line for line in (root / "etc/fstab").read_text().splitlines()),
+        }
+    finally:
+        shutil.rmtree(out, ignore_errors=True)

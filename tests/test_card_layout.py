@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, stick_mount
 
 SLOTS = ROOT / "deploy/image/slots.sh"
 
@@ -66,6 +66,9 @@ def test_what_a_running_pi_writes_is_on_the_data_partition_bound_back(built):
         assert mounts[d][0] == f"/data{d}" and mounts[d][3].startswith("bind"), d
         assert (data / d.lstrip("/")).is_dir()
     assert mounts["/tmp"][2] == mounts["/var/tmp"][2] == "tmpfs"
+    # The backup stick as on a Pi set up by hand (deploy/clabber-usb.fstab): mounted when plugged in.
+    assert stick_mount(root) == {"mounted": "when the stick is plugged in", "automount": False, "lines": 1}
+    assert (root / "mnt/clabber-usb").is_dir()
 
 
 def test_rauc_finds_both_slots_by_partition_id_and_trusts_the_keyring(built):

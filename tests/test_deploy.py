@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, unavailable
+from tests.helpers import ROOT, stick_mount, unavailable
 
 # The installer runs into directory trees, each shared by a module's tests: one worker runs them all.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("installer")]
@@ -36,6 +36,12 @@ SECURITY_LIMITS = {
     "clabber-kiosk.service": 4.0,
     "clabber-backup.service": 4.0,
 }
+
+
+# The stick's line before the automount was dropped (with no stick in, it failed the backup).
+OLD_STICK_LINE = (
+    "LABEL=CLABBER /mnt/clabber-usb vfat noauto,nofail,x-systemd.automount,uid=clabber,gid=clabber,umask=0027 0 0"
+)
 
 
 def install(root: Path, *args: str, src: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -118,6 +124,9 @@ def pi(tmp_path_factory):
     first = install(root, "--rotation", "90", "--size", "720x1280", "--usb")
     assert first.returncode == 0, first.stderr
     after_first = tree(root)
+    # A Pi set up before with the stick on an automount: the second install puts the line right.
+    with (etc / "fstab").open("a") as f:
+        f.write(f"{OLD_STICK_LINE}\n")
     second = install(root, "--rotation", "90", "--usb")
     assert second.returncode == 0, second.stderr
     return {
@@ -204,7 +213,8 @@ def test_the_installed_tree(pi):
     assert "clabber:" in passwd and "clabber-web:" in passwd
     assert all("clabber" in groups[g].split(",") for g in ("video", "render", "input", "gpio", "lp"))
     assert groups["clabber"] == "clabber-web"  # the web pages may read the database's folder
-    assert "LABEL=CLABBER /mnt/clabber-usb" in (root / "etc/fstab").read_text()
+    assert OLD_STICK_LINE not in (root / "etc/fstab").read_text()
+    assert stick_mount(root) == {"mounted": "when the stick is plugged in", "automount": False, "lines": 1}
     pip = subprocess.run([str(root / "opt/clabber/venv/bin/python"), "-m", "pip", "--version"], capture_output=True,
                          text=True)  # fmt: skip
     assert pip.stdout.startswith(

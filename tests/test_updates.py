@@ -223,6 +223,18 @@ def test_update_now_installs_at_once_whatever_the_table(kiosk, made, tmp_path):
     assert kiosk.rauc.slot_holds("B") == "0.2.0"
 
 
+def test_a_refused_bundle_left_on_the_stick_does_not_hold_back_the_leagues_update(kiosk, made, tmp_path):
+    on_stick(kiosk, made["other key"])  # the backup stick, with a bundle from somebody else on it
+    state = kiosk.updater.step()
+    assert state.state == REFUSED and "not signed by a key this kiosk trusts" in state.why, state
+    served = tmp_path / "served"
+    served.mkdir()
+    shutil.copy(made["0.2.0"], served / "b.raucb")
+    league_offers(kiosk, made["0.2.0"], (served / "b.raucb").as_uri())
+    state = kiosk.updater.step()  # the league's offer goes on (a quiet table: fetched and written); the stick stays in
+    assert state.state == INSTALLED and state.source == "league" and kiosk.rauc.slot_holds("B") == "0.2.0", state
+
+
 def installed_from_stick(kiosk, made):
     on_stick(kiosk, made["0.2.0"])
     kiosk.ask("install", "0.2.0")

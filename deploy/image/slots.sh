@@ -46,6 +46,8 @@ PARTUUID=$DISK-04  /data  ext4  defaults,noatime,commit=5  0 2
 ${binds}tmpfs  /tmp  tmpfs  mode=1777,nosuid,nodev,size=64M  0 0
 tmpfs  /var/tmp  tmpfs  mode=1777,nosuid,nodev,size=64M  0 0
 FSTAB
+cat "$SRC/deploy/clabber-usb.fstab" >> "$ROOT/etc/fstab"
+mkdir -p "$ROOT/mnt/clabber-usb"
 # The journal on the data partition, bounded (a read-only system makes a new machine id each boot).
 install -d "$ROOT/etc/systemd/journald.conf.d"
 printf '[Journal]\nStorage=persistent\nSystemMaxUse=64M\n' > "$ROOT/etc/systemd/journald.conf.d/clabber.conf"

@@ -33,6 +33,7 @@ from shared.update_states import (
     OFFERED,
     REFUSED,
     ROLLED_BACK,
+    TRYING,
     UP_TO_DATE,
 )
 
@@ -40,6 +41,9 @@ log = logging.getLogger("clabber.update")
 
 QUIET_AFTER = 600.0  # seconds without a touch before a bundle is written or the kiosk restarts
 ASKED_FOR = 900.0  # seconds the owner's word holds: the updater looks every 30 s
+# An update under way, or an outcome the league has still to hear: a stick's refusal does not
+# take the state's place.
+BUSY = (DOWNLOADING, INSTALLING, INSTALLED, TRYING, ROLLED_BACK)
 LEFT_OPEN = 12 * 3600.0  # an open game untouched this long was left, not paused: it does not hold an update
 
 
@@ -97,6 +101,7 @@ class Updater:
         self.quiet_after = quiet_after
         self.clock = clock
         self.slot = slot
+        self._judged: dict[tuple[str, int, int, bool], bundles.BundleInfo | bundles.Refusal] = {}
 
     def running_slot(self) -> str:
         if not self.slot:
@@ -165,14 +170,17 @@ class Updater:
                 return state.to(UP_TO_DATE)
             why = f"older than the running {self.system.running}: only the owner can put it back (Owner → Updates)"
             return state.to(REFUSED, version=offer.version, source="league", why=why)
-        if state.state in (REFUSED, ROLLED_BACK) and state.version == offer.version and not forced:
+        same = state.version == offer.version and (state.state == ROLLED_BACK or state.source == "league")
+        if state.state in (REFUSED, ROLLED_BACK) and same and not forced:
             return state  # refused, or tried and failed: not fetched and tried again for nothing
         if state.state == DOWNLOADED and state.version == offer.version:
             return self.install_when_quiet(state, store, asked)
         return self.fetch(state, offer, store, forced)
 
     def from_usb(self, state: UpdateState, asked: dict[str, Any]) -> UpdateState | None:
-        """A bundle on the stick: offered to the owner, installed when the owner says so."""
+        """A bundle on the stick: offered to the owner, installed when the owner says so. A
+        refusal is said once; the stick may stay in with it (it is the backup stick), so after that
+        the league's offers go on."""
         if self.places.usb is None:
             return None
         try:
@@ -182,19 +190,33 @@ class Updater:
         if not found:
             return None
         bundle = found[-1]
-        if state.bundle == str(bundle) and state.state == REFUSED and asked.get("action") != "force":
-            return state
         forced = asked.get("action") == "force"
         try:
-            info = bundles.judge(bundle, self.system, force_older=forced)
-        except bundles.Refusal as e:
-            if "is the one running" in str(e):
+            verdict, fresh = self.judged(bundle, forced)
+        except OSError:
+            return None  # the stick pulled out while it was read
+        if isinstance(verdict, bundles.Refusal):
+            if "is the one running" in str(verdict) or not fresh or state.state in BUSY:
                 return None
-            return state.to(REFUSED, version=_version_of(bundle), source="usb", bundle=str(bundle), why=str(e))
-        offered = state.to(OFFERED, version=info.version, source="usb", bundle=str(bundle))
-        if asked.get("action") in ("install", "force", "now") and asked.get("version") in (info.version, None):
+            return state.to(REFUSED, version=_version_of(bundle), source="usb", bundle=str(bundle), why=str(verdict))
+        offered = state.to(OFFERED, version=verdict.version, source="usb", bundle=str(bundle))
+        if asked.get("action") in ("install", "force", "now") and asked.get("version") in (verdict.version, None):
             return self.install(offered)
         return offered
+
+    def judged(self, bundle: Path, forced: bool) -> tuple[bundles.BundleInfo | bundles.Refusal, bool]:
+        """The stick's bundle judged once while it stays the same file (reading a whole bundle's
+        signature at every look would keep the stick busy), and whether this is the first time."""
+        seen = bundle.stat()
+        key = (str(bundle), seen.st_size, seen.st_mtime_ns, forced)
+        if key in self._judged:
+            return self._judged[key], False
+        try:
+            verdict: bundles.BundleInfo | bundles.Refusal = bundles.judge(bundle, self.system, force_older=forced)
+        except bundles.Refusal as e:
+            verdict = e
+        self._judged[key] = verdict
+        return verdict, True
 
     def fetch(self, state: UpdateState, offer: download.Offer, store: Store, forced: bool) -> UpdateState:
         key = (outbox.link(store) or {}).get("key")

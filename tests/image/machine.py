@@ -62,6 +62,7 @@ class Machine:
         args += ["-device", "virtio-blk-pci,drive=card"]
         args += ["-device", f"virtio-gpu-pci,xres={SCREEN[0]},yres={SCREEN[1]}"]
         args += ["-device", "virtio-rng-pci", "-device", "virtio-keyboard-pci", "-device", "virtio-tablet-pci"]
+        args += ["-device", "qemu-xhci,id=usb"]  # the Pi's USB ports, for the backup stick
         args += ["-netdev", f"user,id=net,hostfwd=tcp:127.0.0.1:{self.web_port}-:8080"]
         args += ["-device", "virtio-net-pci,netdev=net"]
         args += ["-chardev", f"socket,id=agent,path={channel},server=on,wait=off"]
@@ -143,24 +144,42 @@ class Machine:
                     raise RuntimeError(f"no answer to {command}")
             return self._answers.pop(ask)
 
-    def screendump(self, path: Path) -> Image.Image | None:
-        """The virtual screen as QEMU's monitor dumps it (None before the display has a mode)."""
-        path.unlink(missing_ok=True)
+    def monitor(self, *commands: str) -> str:
+        """Commands to QEMU's monitor, answered in order; what it said."""
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(30)
             s.connect(str(self.work / "monitor.sock"))
-            s.sendall(f"screendump {path}\n".encode())
-            s.sendall(b"info version\n")  # answered after the dump is written
+            for command in commands:
+                s.sendall(f"{command}\n".encode())
+            s.sendall(b"info version\n")  # answered after the commands before it
             seen = b""
             while b"info version" not in seen or not seen.rstrip().endswith(b"(qemu)"):
                 chunk = s.recv(4096)
                 if not chunk:
                     break
                 seen += chunk
+        return seen.decode(errors="replace")
+
+    def screendump(self, path: Path) -> Image.Image | None:
+        """The virtual screen as QEMU's monitor dumps it (None before the display has a mode)."""
+        path.unlink(missing_ok=True)
+        self.monitor(f"screendump {path}")
         if not path.exists() or path.stat().st_size < 100:
             return None
         with Image.open(path) as image:
             return image.convert("RGB")
+
+    def plug_stick(self, stick: Path) -> None:
+        """A USB stick (a raw disk image) plugged into the running machine."""
+        said = self.monitor(
+            f"drive_add 0 if=none,id=stick,format=raw,cache=none,file={stick}",
+            "device_add usb-storage,bus=usb.0,drive=stick,id=stick-device,removable=on",
+        )
+        if "Error" in said or "error" in said:
+            raise RuntimeError(f"plugging the stick in: {said}")
+
+    def pull_stick(self) -> None:
+        self.monitor("device_del stick-device")
 
     def cut_power(self) -> None:
         assert self.process is not None

@@ -405,6 +405,57 @@ def update_phase(
     return first  # an update's whole span, for the cuts to fall in
 
 
+def refusals(vm: Machine, league: League, work: Path, key: Path) -> None:
+    """Bundles the kiosk must refuse, each with its reason in the kiosk's state (which the owner's
+    screen shows) and at the league: signed by another key and made for another board (offered by
+    the league), and older than the version running (on the backup stick, plugged in while the
+    machine runs: mounted by itself, and the night's backup copied onto it)."""
+    other = updates.signing(work, "other-signing")
+    offered = (
+        (updates.small_bundle(work, other, "0.5.0"), "not signed by a key this kiosk trusts"),
+        (updates.small_bundle(work, key, "0.6.0", "some-other-board"), "made for 'some-other-board'"),
+    )
+    for bundle, why in offered:
+        version = bundle.name.split("-")[1]
+        league.cli("update", "offer", str(bundle))
+
+        def refused(version: str = version) -> dict[str, Any] | None:
+            s = updates.update_state(vm)
+            return s if s.get("state") == "refused" and s.get("version") == version else None
+
+        def told(version: str = version) -> list[dict[str, Any]]:
+            return [k["update"] for k in league.kiosks() if (k.get("update") or {}).get("version") == version]
+
+        state = updates.wait_until(f"the kiosk refusing {version}", 600, refused)
+        check(why in state.get("why", ""), f"{version} refused, but not because it was {why}: {state}")
+        fleet = updates.wait_until(f"the league told of {version}'s refusal", 600, told)
+        check(fleet[0]["state"] == "refused" and why in fleet[0]["why"], f"the league's fleet says {fleet[0]}")
+        say(f"{version} from the league refused: {state['why']}; the league's fleet says the same")
+    league.cli("update", "withdraw")
+    older = updates.small_bundle(work, key, "0.1.0")
+    vm.plug_stick(updates.stick_of(work, older))
+    updates.wait_until(
+        "the stick mounted", 120,
+        lambda: "vfat" in vm.run("findmnt", "-n", "-o", "FSTYPE", "/mnt/clabber-usb")["out"],
+    )  # fmt: skip
+    state = updates.wait_until(
+        "the stick's bundle refused", 600,
+        lambda: (s := updates.update_state(vm)).get("source") == "usb" and s.get("state") == "refused" and s,
+    )  # fmt: skip
+    check("older than the running 0.2.0" in state.get("why", ""), f"the stick's 0.1.0: {state}")
+    backup = vm.run("systemctl", "start", "clabber-backup.service", timeout=600)
+    check(backup["rc"] == 0, f"the backup with the stick in: {backup['err']}")
+    copies = vm.run("ls", "/mnt/clabber-usb/clabber-backups")["out"].split()
+    check(bool(copies), "the backup left no copy on the stick")
+    vm.run("sync")
+    vm.pull_stick()
+    updates.wait_until("the stick's folder let go", 120, lambda: vm.run("findmnt", "/mnt/clabber-usb")["rc"] != 0)
+    say(
+        f"the backup stick, plugged in: mounted by itself, the backup copied onto it ({copies[-1]}), its"
+        f" 0.1.0 refused: {state['why']}; pulled out: let go"
+    )
+
+
 def settle(vm: Machine, timeout: float = 2400) -> dict[str, Any]:
     """Lets an update that was under way when the power went finish by itself (restarting the
     machine when it restarts itself; the owner's word again when a written slot waits for a quiet
@@ -599,6 +650,7 @@ def main(argv: list[str] | None = None) -> int:
         reached = sync_reaches(vm, league)
         say(f"the sync worker reached the league on the host: {reached}")
         span = update_phase(vm, league, newer, broken, refs, work)
+        refusals(vm, league, work, key)
         counts = power_cuts(vm, refs, work, args.cuts, rng, args.synchronous)
         if args.update_cuts:
             cut = update_cuts(vm, league, {"0.2.0": newer, "0.4.0": another}, refs, work, args.update_cuts, rng, span)

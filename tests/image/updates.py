@@ -49,9 +49,9 @@ def mounted(image: Path, offset: int, where: Path) -> Iterator[Path]:
         subprocess.run(["umount", str(where)], check=True)
 
 
-def signing(work: Path) -> Path:
-    """The run's own distributor key."""
-    folder = work / "signing"
+def signing(work: Path, name: str = "signing") -> Path:
+    """The run's own distributor key (or, by another ``name``, somebody else's)."""
+    folder = work / name
     subprocess.run(["bash", str(SIGNING_KEY), str(folder)], check=True, capture_output=True)
     return folder
 
@@ -104,6 +104,31 @@ def bundle_of(raw: Path, work: Path, key: Path, version: str, broken: bool = Fal
     check(done.returncode == 0, f"making the {version} bundle: {done.stderr}")
     system.unlink()
     return bundle
+
+
+def small_bundle(work: Path, key: Path, version: str, compatible: str = "clabber-pi-arm64") -> Path:
+    """A bundle of a small empty system: one the kiosk must refuse before writing anything."""
+    system = work / f"small-{version}.ext4"
+    empty = work / "small-empty"
+    empty.mkdir(exist_ok=True)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-d", str(empty), str(system), "8M"], check=True)
+    bundle = work / f"small-{version}-{compatible}-{key.name}.raucb"
+    done = subprocess.run(
+        ["bash", str(BUNDLE), str(system), version, str(key), str(bundle), compatible], capture_output=True, text=True
+    )
+    check(done.returncode == 0, f"making the small {version} bundle: {done.stderr}")
+    system.unlink()
+    return bundle
+
+
+def stick_of(work: Path, *bundles: Path) -> Path:
+    """A FAT stick labelled CLABBER, as the backups use, with ``bundles`` on it."""
+    stick = work / "stick.img"
+    subprocess.run(["truncate", "-s", "64M", str(stick)], check=True)
+    subprocess.run(["mkfs.vfat", "-n", "CLABBER", str(stick)], check=True, capture_output=True)
+    for bundle in bundles:
+        subprocess.run(["mcopy", "-i", str(stick), str(bundle), f"::{bundle.name}"], check=True)
+    return stick
 
 
 def update_state(vm: Any) -> dict[str, Any]:
