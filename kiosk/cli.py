@@ -1,6 +1,7 @@
-"""The ``clabber`` command, mirroring the library as sqlite-utils' command does:
+"""The kiosk's part of the ``clabber`` command, mirroring the library as sqlite-utils' command does
+(the record commands, ``score``, ``sheet``, ``replay`` and ``solve``, are ``clabber``'s own:
+shared/records_cli.py):
 
-- ``score``, ``sheet``, ``replay``: the engine on hand and game records (HAND-RECORD.md);
 - ``game``: the controller's actions on the kiosk's database (new, hand, show, list, undo,
   correct, deal, export, import);
 - ``db``: check, rebuild, back up, restore, and the owner's notices; ``pin``: the owner's PIN;
@@ -14,18 +15,18 @@ per problem on standard error: where in the record, and why.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from engine.errors import EntryError
-from engine.text import json_safe, terminal_safe
+from engine.text import terminal_safe
 from kiosk.league_cli import league
 from kiosk.updates.cli import update
+from shared.records_cli import TROUBLE, dump, fail, read_json
 
 # The kiosk's own libraries (its extra, pyproject.toml): without them this part is not installed here.
 NEEDS = ("kivy", "sqlite_utils", "gpiozero", "escpos")
@@ -35,134 +36,10 @@ if TYPE_CHECKING:  # each command imports what it needs when it runs
     from kiosk.table import Table
     from shared.game_state import GameState
 
-USAGE_ERROR = 2
-TROUBLE = 3  # the database cannot be used now (full, locked, read-only, permissions); nothing was changed
-MOST_PROBLEMS = 50  # a refusal lists this many problems, then says how many more
-
-
-def _fail(lines: list[str], code: int = USAGE_ERROR) -> NoReturn:
-    for line in lines[:MOST_PROBLEMS]:
-        click.echo(terminal_safe(line), err=True)  # a refused name is shown, never obeyed
-    if len(lines) > MOST_PROBLEMS:
-        click.echo(f"... and {len(lines) - MOST_PROBLEMS} more", err=True)
-    sys.exit(code)
-
-
-def _read(path: str) -> Any:
-    """The JSON in a file (``-`` for standard input)."""
-    from engine.record import loads
-
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except OSError as e:
-        _fail([f"{path}: cannot read: {e.strerror or e}"])
-    return loads(data)
-
-
-def _run(path: str, work: Callable[[Any], str]) -> None:
-    """Reads a record and prints what ``work`` makes of it; refusals become error lines."""
-    try:
-        out = work(_read(path))
-    except EntryError as e:
-        _fail([str(p) for p in e.problems])
-    except RecursionError:
-        _fail(["record: nested too deeply to be a record"])
-    click.echo(out, nl=not out.endswith("\n"))
-
-
-def _dump(obj: Any) -> str:
-    return json_safe(json.dumps(obj, ensure_ascii=False))
-
 
 @click.group()
 def commands() -> None:
     """The kiosk's commands, which ``clabber`` mounts (shared/cli.py)."""
-
-
-@commands.command()
-@click.argument("file")
-def score(file: str) -> None:
-    """Score one hand record (clabber-hand/1); FILE or - for standard input."""
-    from engine.output import score_to_json
-    from engine.record import read_hand
-    from engine.scoring import score_hand
-
-    def work(obj: Any) -> str:
-        rec = read_hand(obj)
-        return _dump(score_to_json(rec.hand, score_hand(rec.hand, rec.rules)))
-
-    _run(file, work)
-
-
-@commands.command()
-@click.argument("file")
-def sheet(file: str) -> None:
-    """The score sheet of a game record (clabber-game/1)."""
-    from engine.output import sheet_to_json
-    from engine.record import read_game
-
-    _run(file, lambda obj: _dump(sheet_to_json(read_game(obj).sheet())))
-
-
-@commands.command()
-@click.argument("file")
-def replay(file: str) -> None:
-    """Tell a hand trick by trick, with every renege and the cards that were legal."""
-    from engine.record import read_hand
-    from shared.replay import replay_text
-
-    def work(obj: Any) -> str:
-        rec = read_hand(obj)
-        return terminal_safe(replay_text(rec.hand, rec.rules), keep="\n")
-
-    _run(file, work)
-
-
-@commands.command()
-@click.argument("file")
-@click.option("--json", "as_json", is_flag=True, help="The values as JSON: {'NS': …, 'EW': …, 'cards': …}.")
-def solve(file: str, as_json: bool) -> None:
-    """With every card open: the card points each team takes with best play by both sides from the
-    record's position (its hands, trump, maker and any plays so far; a hand played out, from its
-    first lead), and what each card the player to move may play leads to."""
-    from engine.cards import card_name, card_symbol, cards_in
-    from engine.record import read_hand
-    from engine.seats import seat_name
-    from engine.solve import position_of
-    from engine.solve import solve as solve_position
-
-    def work(obj: Any) -> str:
-        hand = read_hand(obj, complete=False).hand
-        try:
-            position = position_of(hand, 0 if len(hand.plays) == 24 else None)
-        except ValueError as e:
-            raise EntryError(f"{e}: the solver needs every seat's six cards (hands), the trump and the maker") from None
-        if hand.finished and len(hand.plays) < 24:
-            raise EntryError("the hand is over (a renege ended it): clabber replay tells it")
-        found = solve_position(position)
-        to_play, trick = seat_name(position.turn), position.trick_number
-        best = sorted(cards_in(found.best))
-        cards = {card_name(c): {"NS": ns, "EW": ew} for c, (ns, ew) in sorted(found.cards.items())}
-        if as_json:
-            at = {"trick": trick, "to_play": to_play, "played_in_trick": [card_name(c) for c in position.trick]}
-            out = {"NS": found.points[0], "EW": found.points[1], **at, "cards": cards}
-            return _dump({**out, "best": [card_name(c) for c in best]})
-        lines = [
-            f"With every card open, from trick {trick} with {to_play} to play: best play takes"
-            f" NS {found.points[0]}, EW {found.points[1]} from here (the last trick's 10 included)."
-        ]
-        team = position.turn % 2
-        for c, (ns, ew) in sorted(found.cards.items(), key=lambda cv: -cv[1][team]):
-            cost = found.cost(c)
-            note = "best" if not cost else f"costs {cost}"
-            lines.append(f"  {to_play} plays {card_symbol(c):4} NS {ns:3}, EW {ew:3}  {note}")
-        return terminal_safe("\n".join(lines), keep="\n")
-
-    _run(file, work)
 
 
 # ---- games and the database ------------------------------------------------------------------
@@ -181,7 +58,7 @@ class Session:
         try:
             return load_config(self.flags)
         except ConfigError as e:
-            _fail([str(e)])
+            fail([str(e)])
 
     def table(self, writable: bool = True) -> Table:
         """The controller; ``writable``: the command will save (so a read-only file is refused at once)."""
@@ -219,11 +96,11 @@ def _refusals(fn: Callable[..., None]) -> Callable[..., None]:
         try:
             fn(*args, **kwargs)
         except ActionRefused as e:
-            _fail(e.problems)
+            fail(e.problems)
         except StoreTrouble as e:
-            _fail([str(e)], TROUBLE)
+            fail([str(e)], TROUBLE)
         except (StoreError, EntryError) as e:
-            _fail([str(e)])
+            fail([str(e)])
 
     return wrapper
 
@@ -243,7 +120,7 @@ def game(ctx: click.Context, db: str | None) -> None:
 
 def _game_id(text: str) -> int:
     if not text.isdigit():
-        _fail([f"game: {text!r} is not a game number (see clabber game list)"])
+        fail([f"game: {text!r} is not a game number (see clabber game list)"])
     return int(text)
 
 
@@ -251,7 +128,7 @@ def _row_json(state: GameState, number: int) -> str:
     from engine.output import sheet_to_json
 
     rows = sheet_to_json(state.sheet)["rows"]
-    return _dump(rows[number - 1])
+    return dump(rows[number - 1])
 
 
 @game.command("new")
@@ -299,7 +176,7 @@ def game_new(
 @_refusals
 def game_hand(session: Session, game_id: str, file: str) -> None:
     """Add a hand (a hand record without format) to a game; prints its sheet row."""
-    record = _read(file)
+    record = read_json(file)
     if isinstance(record, dict):
         record = {k: v for k, v in record.items() if k not in ("format", "rules")}
     state = session.table().add_hand(_game_id(game_id), record)
@@ -316,7 +193,7 @@ def game_list(session: Session, limit: int, as_json: bool) -> None:
     rows = session.table(writable=False).games(limit)
     for r in rows:
         if as_json:
-            click.echo(_dump(r))
+            click.echo(dump(r))
         else:
             winner = f"  winner {r['winner']}" if r["winner"] else ""
             ns, ew = terminal_safe(r["team_ns"]), terminal_safe(r["team_ew"])  # names from imports of old
@@ -348,7 +225,7 @@ def game_show(session: Session, game_id: str) -> None:
     }
     out["pending"] = state.pending.record if state.pending else None
     out["draft"] = state.draft
-    click.echo(_dump(out))
+    click.echo(dump(out))
 
 
 @game.command("undo")
@@ -375,9 +252,9 @@ def game_correct(session: Session, game_id: str, hand: int, file: str, reason: s
     """Replace hand HAND of a game; the original stays in the log. Asks for the owner's PIN (or
     reads it from CLABBER_PIN)."""
     if file == "-" and PIN_ENV not in os.environ:
-        _fail([f"correct: the record comes on standard input, so give the owner's PIN in {PIN_ENV}"])
+        fail([f"correct: the record comes on standard input, so give the owner's PIN in {PIN_ENV}"])
     pin = _secret("Owner's PIN", PIN_ENV)
-    record = _read(file)
+    record = read_json(file)
     if isinstance(record, dict):
         record = {k: v for k, v in record.items() if k not in ("format", "rules")}
     state = session.table().correct(_game_id(game_id), hand, record, reason, pin)
@@ -403,7 +280,7 @@ def game_deal(session: Session, game_id: str, direction: str) -> None:
 @_refusals
 def game_export(session: Session, game_id: str) -> None:
     """Print a game as a clabber-game/1 record."""
-    click.echo(_dump(session.table(writable=False).export(_game_id(game_id))))
+    click.echo(dump(session.table(writable=False).export(_game_id(game_id))))
 
 
 @game.command("import")
@@ -412,7 +289,7 @@ def game_export(session: Session, game_id: str) -> None:
 @_refusals
 def game_import(session: Session, file: str) -> None:
     """Store a clabber-game/1 record as a new game; prints its number."""
-    click.echo(session.table().import_game(_read(file)).id)
+    click.echo(session.table().import_game(read_json(file)).id)
 
 
 @commands.group()
@@ -439,7 +316,7 @@ def db_check(session: Session, file: str | None) -> None:
 
     path = Path(file) if file else session.config().db
     if not path.exists():
-        _fail([f"{path}: no database here yet"])
+        fail([f"{path}: no database here yet"])
     wal = Path(f"{path}-wal")
     if wal.exists() and wal.stat().st_size > 0:
         click.echo(
@@ -454,7 +331,7 @@ def db_check(session: Session, file: str | None) -> None:
         snapshot(path, copy)
         why = check_file(copy)
         if why:
-            _fail([f"{path}: {why}"])
+            fail([f"{path}: {why}"])
         store = Store(copy)
         try:
             matches = store.derived_matches(derive)
@@ -464,7 +341,7 @@ def db_check(session: Session, file: str | None) -> None:
     for e in stuck:
         click.echo(f"{path}: game {e.game} needs the owner's attention: event {e.seq} ({e.kind}): {e.why}")
     if not matches:
-        _fail([f"{path}: the derived tables differ from the log; run clabber db rebuild"])
+        fail([f"{path}: the derived tables differ from the log; run clabber db rebuild"])
     if stuck:
         n = len(stuck)
         click.echo(
@@ -523,7 +400,7 @@ def db_backup(session: Session, folder: str | None, usb: str | None) -> None:
 
     cfg = session.config()
     if not cfg.db.exists():
-        _fail([f"{cfg.db}: no database here yet"])
+        fail([f"{cfg.db}: no database here yet"])
     # Straight from the file, without the start-up checks: a backup never restores or moves
     # anything, and each copy is checked before it joins the set (see Store.backup).
     store = Store(cfg.db)
@@ -589,7 +466,7 @@ def _secret(prompt: str, env: str, confirm: bool = False, check: Callable[[str],
     if not sys.stdin.isatty():
         line = sys.stdin.readline()
         if not line:
-            _fail([f"{prompt}: nothing on standard input: type it when asked, or set {env}"])
+            fail([f"{prompt}: nothing on standard input: type it when asked, or set {env}"])
         return line.rstrip("\r\n")
     while True:
         value = click.prompt(prompt, hide_input=True, confirmation_prompt=confirm, err=True)
@@ -614,9 +491,9 @@ def serve_command(db: str | None, host: str | None, port: int | None, public_url
     try:
         cfg = load_config({"db": db, "serve_host": host, "serve_port": port, "public_url": public_url})
     except ConfigError as e:
-        _fail([str(e)])
+        fail([str(e)])
     if not cfg.db.exists():
-        _fail([f"{cfg.db}: no database here yet: start the kiosk first"])
+        fail([f"{cfg.db}: no database here yet: start the kiosk first"])
     from kiosk.web import Site, serve
     from shared.http.server import ServeError
     from shared.share import base_url
@@ -627,7 +504,7 @@ def serve_command(db: str | None, host: str | None, port: int | None, public_url
     try:
         serve(site, cfg.serve_host, cfg.serve_port)
     except ServeError as e:
-        _fail([str(e)])
+        fail([str(e)])
 
 
 @commands.command("qr")
@@ -646,7 +523,7 @@ def qr_command(
     from shared.share import base_url, qr_png, qr_svg, qr_text, result_of, result_url, viewer_link
 
     if sum(bool(x) for x in (png, svg, text)) != 1:
-        _fail(["qr: give exactly one of --png FILE, --svg FILE or --text"])
+        fail(["qr: give exactly one of --png FILE, --svg FILE or --text"])
     session = _session(click.get_current_context(), db)
     session.flags["public_url"] = public_url
     cfg = session.config()
@@ -666,7 +543,7 @@ def qr_command(
         else:
             click.echo(qr_text(url))
     except OSError as e:
-        _fail([f"qr: cannot write: {e.strerror or e}"])
+        fail([f"qr: cannot write: {e.strerror or e}"])
     click.echo(url, err=True)
 
 
@@ -700,7 +577,7 @@ def print_command(
     cfg = session.config()
     printer = _printer_settings(printer_config) if printer_config else cfg.printer
     if not (dummy_out or image_out or printer.connection != "none"):
-        _fail(["print: no printer is set up ([printer] in the config file); --dummy FILE writes its bytes instead"])
+        fail(["print: no printer is set up ([printer] in the config file); --dummy FILE writes its bytes instead"])
     state = session.table(writable=False).game(_game_id(game_id))
     receipts = ReceiptPrinter(
         printer,
@@ -721,12 +598,12 @@ def print_command(
             if image_out:
                 receipt_image(rcpt, printer.dots).save(image_out, format="PNG")
         except (OSError, ValueError) as e:
-            _fail([f"print: cannot write: {getattr(e, 'strerror', None) or e}"])
+            fail([f"print: cannot write: {getattr(e, 'strerror', None) or e}"])
         click.echo(f"game {state.id}: written {' and '.join(f for f in (dummy_out, image_out) if f)}")
         return
     outcome = receipts.print_now(job)
     if not outcome.ok:
-        _fail([f"print: {outcome.message} (nothing is lost: run it again once the printer is ready)"], TROUBLE)
+        fail([f"print: {outcome.message} (nothing is lost: run it again once the printer is ready)"], TROUBLE)
     click.echo(f"{outcome.message} ({printer.where})")
 
 
@@ -740,16 +617,16 @@ def _printer_settings(path: str) -> Any:
         with open(path, "rb") as f:
             table = tomllib.load(f)
     except OSError as e:
-        _fail([f"{path}: cannot read: {e.strerror or e}"])
+        fail([f"{path}: cannot read: {e.strerror or e}"])
     except tomllib.TOMLDecodeError as e:
-        _fail([f"{path}: not valid TOML: {e}"])
+        fail([f"{path}: not valid TOML: {e}"])
     section = table.get("printer", table)  # the file's [printer] table, or a file of printer settings only
     try:
         if not isinstance(section, dict):
             raise PrinterConfigError("printer: must be a table of settings ([printer])")
         return printer_config(section)
     except PrinterConfigError as e:
-        _fail([f"{path}: {e}"])
+        fail([f"{path}: {e}"])
 
 
 # ---- the kiosk ---------------------------------------------------------------------------------
@@ -794,9 +671,9 @@ def kiosk_command(
             exit_at_first_frame=exit_at_first_frame,
         )
     except ConfigError as e:
-        _fail([str(e)])
+        fail([str(e)])
     except (launch.CannotStart, ActionRefused, StoreError) as e:
-        _fail([f"kiosk: {e}"])
+        fail([f"kiosk: {e}"])
     launch.after(action)
 
 

@@ -3,7 +3,8 @@ register their commands (the entry points in group ``clabber.commands``: a click
 commands become ``clabber``'s); neither imports the other, and a command group both give
 (``league``: the server's commands and the kiosk's own join, status, leave and sync) is merged.
 A part that is not installed, or whose libraries are missing (its module's ``NEEDS``: a kiosk-only
-or league-only install), is left out and named when its command is asked for."""
+or league-only install), is left out and named when its command is asked for. The record commands (``score``, ``sheet``,
+``replay``, ``solve``: the engine alone) are ``clabber``'s own, in every install."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from functools import cache
 from importlib.metadata import entry_points
 
 import click
+
+from shared import records_cli
 
 GROUP = "clabber.commands"
 PARTS = {"kiosk": "clabber-kiosk[kiosk]", "league": "clabber-kiosk[league]"}  # what installs each
@@ -48,9 +51,11 @@ class Clabber(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         names = {n for part in _parts() if (group := _part(part)) for n in group.list_commands(ctx)}
-        return sorted(names)
+        return sorted(names | set(self.commands))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands:  # the record commands: no part is loaded for them
+            return self.commands[name]
         found: list[click.Command] = []
         for part in _parts():
             group = _part(part)
@@ -102,6 +107,10 @@ def _merged(groups: list[click.Group]) -> click.Group:
 @click.version_option(package_name="clabber-kiosk")
 def cli() -> None:
     """Clabber table kiosk: score hands, keep the sheet, replay disputes; and the league."""
+
+
+for _command in records_cli.COMMANDS:
+    cli.add_command(_command)
 
 
 def main() -> None:
