@@ -260,6 +260,17 @@ def test_each_part_installs_its_own_libraries_and_starts_from_them(pi, league_ho
     assert serve.returncode == 2 and "No such command 'serve'" in serve.stderr  # the kiosk's own league commands only
 
     on_host = str(league_host["root"] / "opt/clabber/venv/bin/clabber")
+    # The record commands are clabber's own: both installs have them (tests/test_record_commands.py).
+    for clabber in (on_pi, on_host):
+        for command, record in (
+            ("score", "hand-quick"),
+            ("sheet", "game"),
+            ("replay", "hand-renege"),
+            ("solve", "hand-renege"),
+        ):
+            said = subprocess.run([clabber, command, str(ROOT / f"examples/{record}.json")], capture_output=True,
+                                  text=True, env=env, timeout=60)  # fmt: skip
+            assert said.returncode == 0 and said.stdout.strip(), (clabber, command, said.stderr)
     refused = subprocess.run([on_host, "game", "list"], capture_output=True, text=True, env=env, timeout=60)
     assert refused.returncode == 2 and "this machine has not installed the kiosk" in refused.stderr
     from tests.web_helpers import free_port
