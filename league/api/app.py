@@ -40,9 +40,8 @@ MOST_REPORT = 4096  # bytes: a kiosk's report is a few short fields
 BODY_SECONDS = 30  # to send a whole body: a kiosk's push is sent in well under a second
 # Pushes stored at once, each in a worker thread of its own. The work is mostly the interpreter's,
 # which runs one thread at a time: more threads only take turns with each other, each push taking
-# longer and holding its rows' locks longer (on this machine at 500 events a second, 40 threads
-# answered in 0.2 to 2 s at the 99th percentile, two in 0.03 to 0.16 s). Two, so one push's wait
-# for the database or a lock leaves the other going.
+# longer and holding its rows' locks longer (`./run bench league push` shows the answer times).
+# Two, so one push's wait for the database or a lock leaves the other going.
 PUSHES_AT_ONCE = 2
 log = logging.getLogger("league.kiosks")
 
