@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -193,10 +191,12 @@ class Updater:
             return None
         forced = asked.get("action") == "force"
         try:
-            bundle = self.taken_in(found[-1])
+            bundle = download.from_stick(found[-1], self.places.downloads)
             verdict, fresh = self.judged(bundle, forced)
+        except download.DownloadError as e:
+            return replace(state, why=f"the stick's {found[-1].name}: {e}")
         except OSError:
-            return None  # the stick pulled out (or full data partition) while it was read
+            return None  # the stick pulled out while it was read
         if isinstance(verdict, bundles.Refusal):
             if "is the one running" in str(verdict) or not fresh or state.state in BUSY:
                 return None
@@ -205,25 +205,6 @@ class Updater:
         if asked.get("action") in ("install", "force", "now") and asked.get("version") in (verdict.version, None):
             return self.install(offered)
         return offered
-
-    def taken_in(self, on_stick: Path) -> Path:
-        """The stick's bundle copied to the data partition, once while it is the same file: RAUC
-        takes a bundle over as root, which a FAT stick's files (the kiosk user's, by the mount)
-        do not allow, and a stick pulled out while its slot is written would spoil the write."""
-        seen = on_stick.stat()
-        here = self.places.downloads / f"stick-{on_stick.name}"
-        try:
-            kept = here.stat()
-            if kept.st_size == seen.st_size and kept.st_mtime_ns == seen.st_mtime_ns:
-                return here
-        except OSError:
-            pass
-        self.places.downloads.mkdir(parents=True, exist_ok=True)
-        part = here.with_name(here.name + ".part")
-        shutil.copyfile(on_stick, part)
-        os.utime(part, ns=(seen.st_atime_ns, seen.st_mtime_ns))
-        part.replace(here)
-        return here
 
     def judged(self, bundle: Path, forced: bool) -> tuple[bundles.BundleInfo | bundles.Refusal, bool]:
         """The stick's bundle judged once while it stays the same file (reading a whole bundle's
@@ -300,5 +281,5 @@ def _epoch(text: Any) -> float:
 
 def _version_of(bundle: Path) -> str:
     """A refused bundle's version, from its name where RAUC could not read it."""
-    name = bundle.name.removesuffix(".raucb").removeprefix("stick-")
+    name = bundle.name.removesuffix(".raucb")
     return name.removeprefix("clabber-") if name.startswith("clabber-") else ""

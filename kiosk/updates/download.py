@@ -56,10 +56,7 @@ def fetch(
     if have > offer.size:
         part.unlink()
         have = 0
-    free = shutil.disk_usage(folder).free
-    if offer.size - have + ROOM_AFTER > free:
-        need = (offer.size - have + ROOM_AFTER) // 2**20
-        raise DownloadError(f"not enough room on the data partition: {need} MB needed, {free // 2**20} MB free")
+    _room_for(folder, offer.size - have)
     request = urllib.request.Request(offer.url)
     if key:
         request.add_header("Authorization", f"Bearer {key}")
@@ -91,6 +88,39 @@ def fetch(
         raise DownloadError("the bundle fetched is not the one offered (its SHA-256 differs): fetched again next time")
     os.replace(part, done)
     return done
+
+
+def from_stick(bundle: Path, folder: Path) -> Path:
+    """The stick's bundle copied into ``folder`` (once while it is the same file): RAUC takes a
+    bundle over as root, which a FAT stick's files (the kiosk user's, by the mount) do not allow,
+    and a stick pulled out while the slot is written would spoil the write. OSError when the stick
+    goes while it is read; DownloadError when the data partition has no room for it."""
+    seen = bundle.stat()
+    done = folder / "stick" / bundle.name
+    try:
+        kept = done.stat()
+        if (kept.st_size, kept.st_mtime_ns) == (seen.st_size, seen.st_mtime_ns):
+            return done
+    except OSError:
+        pass
+    done.parent.mkdir(parents=True, exist_ok=True)
+    _room_for(done.parent, seen.st_size)
+    part = done.with_name(done.name + ".part")
+    try:
+        shutil.copyfile(bundle, part)
+        os.utime(part, ns=(seen.st_atime_ns, seen.st_mtime_ns))  # the same file, told by its time
+        os.replace(part, done)
+    finally:
+        part.unlink(missing_ok=True)
+    return done
+
+
+def _room_for(folder: Path, size: int) -> None:
+    """DownloadError unless ``folder``'s partition has room for ``size`` bytes and the games after."""
+    free = shutil.disk_usage(folder).free
+    if size + ROOM_AFTER > free:
+        need = (size + ROOM_AFTER) // 2**20
+        raise DownloadError(f"not enough room on the data partition: {need} MB needed, {free // 2**20} MB free")
 
 
 def _sha256(path: Path) -> str:
