@@ -26,7 +26,9 @@ from engine.errors import EntryError
 from engine.text import terminal_safe
 from kiosk.league_cli import league
 from kiosk.updates.cli import update
-from shared.records_cli import TROUBLE, dump, fail, read_json
+from shared.records_cli import dump, fail, read_json
+
+TROUBLE = 3  # the database cannot be used now (full, locked, read-only, permissions); nothing was changed
 
 # The kiosk's own libraries (its extra, pyproject.toml): without them this part is not installed here.
 NEEDS = ("kivy", "sqlite_utils", "gpiozero", "escpos")

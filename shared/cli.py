@@ -3,8 +3,9 @@ register their commands (the entry points in group ``clabber.commands``: a click
 commands become ``clabber``'s); neither imports the other, and a command group both give
 (``league``: the server's commands and the kiosk's own join, status, leave and sync) is merged.
 A part that is not installed, or whose libraries are missing (its module's ``NEEDS``: a kiosk-only
-or league-only install), is left out and named when its command is asked for. The record commands (``score``, ``sheet``,
-``replay``, ``solve``: the engine alone) are ``clabber``'s own, in every install."""
+or league-only install), is left out and named when its command is asked for. The record
+commands (``score``, ``sheet``, ``replay``, ``solve``: the engine alone) are ``clabber``'s own,
+in every install (shared/records_cli.py)."""
 
 from __future__ import annotations
 
@@ -103,14 +104,10 @@ def _merged(groups: list[click.Group]) -> click.Group:
     return merged
 
 
-@click.group(cls=Clabber, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Clabber, commands=records_cli.COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="clabber-kiosk")
 def cli() -> None:
     """Clabber table kiosk: score hands, keep the sheet, replay disputes; and the league."""
-
-
-for _command in records_cli.COMMANDS:
-    cli.add_command(_command)
 
 
 def main() -> None:

@@ -16,7 +16,6 @@ from engine.errors import EntryError
 from engine.text import json_safe, terminal_safe
 
 USAGE_ERROR = 2
-TROUBLE = 3  # the database cannot be used now (full, locked, read-only, permissions); nothing was changed
 MOST_PROBLEMS = 50  # a refusal lists this many problems, then says how many more
 
 
