@@ -198,9 +198,10 @@ class Updater:
         except OSError:
             return None  # the stick pulled out while it was read
         if isinstance(verdict, bundles.Refusal):
-            if "is the one running" in str(verdict) or not fresh or state.state in BUSY:
+            if verdict.running or not fresh or state.state in BUSY:
                 return None
-            return state.to(REFUSED, version=_version_of(bundle), source="usb", bundle=str(bundle), why=str(verdict))
+            version = verdict.version or _version_of(bundle)
+            return state.to(REFUSED, version=version, source="usb", bundle=str(bundle), why=str(verdict))
         offered = state.to(OFFERED, version=verdict.version, source="usb", bundle=str(bundle))
         if asked.get("action") in ("install", "force", "now") and asked.get("version") in (verdict.version, None):
             return self.install(offered)

@@ -10,7 +10,13 @@ from shared.bundle import BundleError, BundleInfo, read_bundle, version_key
 
 
 class Refusal(Exception):
-    """The bundle is not for this kiosk, or not now; the message says why."""
+    """The bundle is not for this kiosk, or not now; the message says why. ``version``: the
+    bundle's, where it could be read; ``running``: it is the version running (nothing to do)."""
+
+    def __init__(self, why: str, version: str = "", running: bool = False) -> None:
+        super().__init__(why)
+        self.version = version
+        self.running = running
 
 
 @dataclass(frozen=True)
@@ -31,16 +37,17 @@ def judge(bundle: Path, system: System, force_older: bool = False) -> BundleInfo
     except BundleError as e:
         raise Refusal(f"not signed by a key this kiosk trusts, or not a bundle ({e})") from e
     if found.compatible != system.compatible:
-        raise Refusal(f"made for {found.compatible!r}, not for this kiosk ({system.compatible!r})")
+        raise Refusal(f"made for {found.compatible!r}, not for this kiosk ({system.compatible!r})", found.version)
     try:
         offered, running = version_key(found.version), version_key(system.running)
     except ValueError as e:
-        raise Refusal(f"its version cannot be compared with the running one: {e}") from e
+        raise Refusal(f"its version cannot be compared with the running one: {e}", found.version) from e
     if offered == running:
-        raise Refusal(f"version {found.version} is the one running")
+        raise Refusal(f"version {found.version} is the one running", found.version, running=True)
     if offered < running and not force_older:
         raise Refusal(
             f"version {found.version} is older than the running {system.running}: "
-            "only the owner can put an older version back (Owner → Updates)"
+            "only the owner can put an older version back (Owner → Updates)",
+            found.version,
         )
     return found
