@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GUEST = Path(__file__).resolve().parent / "guest"
 VENV = "/opt/clabber/venv/bin"
 DB = "/var/lib/clabber/clabber.db"
+DRIVER = "/usr/local/lib/clabber-test/driver.py"  # the hand driver, put in by prepare()
 CLABBER = str(Path(sys.executable).parent / "clabber")  # the host's, for the league server
 
 
@@ -368,6 +369,8 @@ def update_phase(
 ) -> float:
     """A→B from the league with every game and the enrolment kept; then a version whose kiosk cannot
     start, rolled back by itself, which the league's fleet says."""
+    entered = vm.run(f"{VENV}/python", DRIVER, DB, "7", "60", user="clabber", timeout=900)
+    check(entered["rc"] == 0, f"entering the games before the update: {entered['err'][-500:]}")
     before = updates.stored_now(vm)
     took = updates.take(vm, league, newer, say)
     committed = updates.wait_until(
@@ -486,10 +489,18 @@ def update_cuts(
 ) -> dict[str, int]:  # fmt: skip
     """Power cuts at random moments of an update (its download, the slot's writing, the restart,
     the try boot and its check), hands entered all the while: every boot must end in a working
-    kiosk on the old version or the new, with every acknowledged hand and integrity_check ok."""
+    kiosk on the old version or the new, with every acknowledged hand and integrity_check ok.
+    The next cut's update starts from wherever the last one left the table (a half-written slot,
+    a bundle half downloaded, a version just committed), as a bar's would; after the last cut the
+    update is left to come to rest by itself."""
     acknowledged: dict[int, int] = {}
     lost = 0
     for cut in range(1, cuts + 1):
+        # A try boot proves itself (or not) before the next update is offered: a trying system
+        # takes no offer.
+        updates.wait_until(
+            "the try boot's check", 900, lambda: (s := updates.update_state(vm)) and s.get("state") != "trying"
+        )
         running = updates.update_state(vm).get("running") or ""
         target = "0.4.0" if running != "0.4.0" else "0.2.0"
         league.cli("update", "offer", str(bundles[target]))
@@ -521,12 +532,13 @@ def update_cuts(
         booted = updates.update_state(vm)
         check(integrity == "ok", f"update cut {cut}: integrity_check says {integrity}")
         check(booted.get("running") in (running, target), f"update cut {cut}: running {booted.get('running')}")
-        state = settle(vm)
         say(
             f"update cut {cut}/{cuts} ({running} → {target}), {where}: {len(vm.acks)} hands acknowledged,"
-            f" {sum(missing.values())} missing; back on {booted.get('running')}, integrity_check {integrity};"
-            f" then {state.get('state')} on {state.get('running')}"
+            f" {sum(missing.values())} missing; back on {booted.get('running')} ({booted.get('state')}),"
+            f" integrity_check {integrity}"
         )
+    state = settle(vm)
+    say(f"after the last cut the update came to rest by itself: {state.get('state')} on {state.get('running')}")
     return {"cuts": cuts, "lost": lost}
 
 
