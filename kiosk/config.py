@@ -90,7 +90,7 @@ def _rotation(value: Any) -> int:
         value = int(value)
     if value not in (0, 90, 180, 270) or isinstance(value, bool):
         raise ValueError("must be 0, 90, 180 or 270")
-    return value
+    return int(value)
 
 
 def _switch(value: Any) -> str:

@@ -82,7 +82,7 @@ def lock_seconds(failures: int) -> int:
     (a slip of the finger), then 30 s, 60 s, 120 s ... up to an hour."""
     if failures < FREE_TRIES:
         return 0
-    return min(FIRST_LOCK * 2 ** min(failures - FREE_TRIES, 16), LONGEST_LOCK)
+    return int(min(FIRST_LOCK * 2 ** min(failures - FREE_TRIES, 16), LONGEST_LOCK))
 
 
 def say_seconds(seconds: int) -> str:

@@ -24,7 +24,7 @@ _FONTS = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejav
 def module_size(url: str, dots: int) -> int:
     """Dots a QR module, so that the code takes about two thirds of the paper's width (3 to 8)."""
     modules = qr_code(url).modules_count + 8  # with its quiet zone
-    return max(3, min(8, dots * 2 // 3 // modules))
+    return int(max(3, min(8, dots * 2 // 3 // modules)))
 
 
 def qr_picture(url: str, dots: int) -> Image.Image:

@@ -371,7 +371,7 @@ class Store:
         except sqlite3.Error as e:
             logging.getLogger("clabber.store").warning("%s: the write-ahead log was not folded in: %s", self.path, e)
             return False
-        return busy == 0
+        return bool(busy == 0)
 
     @contextmanager
     def writing(self) -> Iterator[Database]:
@@ -467,7 +467,7 @@ class Store:
 
     def next_game_id(self) -> int:
         """The id the next game will get."""
-        return self.conn.execute("SELECT COALESCE(MAX(game), 0) + 1 FROM events").fetchone()[0]
+        return int(self.conn.execute("SELECT COALESCE(MAX(game), 0) + 1 FROM events").fetchone()[0])
 
     # ---- derived tables --------------------------------------------------------------------------
 

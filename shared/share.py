@@ -88,7 +88,8 @@ def qr_code(url: str) -> qrcode.QRCode:
 
 def qr_matrix(url: str) -> list[list[bool]]:
     """The modules, quiet zone included: True is dark."""
-    return qr_code(url).get_matrix()
+    matrix: list[list[bool]] = qr_code(url).get_matrix()  # qrcode has no type hints
+    return matrix
 
 
 def qr_png(url: str, path: str, scale: int = 10) -> None:

@@ -229,7 +229,7 @@ class KioskRoot(FloatLayout):
             self.touches.touch()
         if self.owner_pin:
             self._owner_active()
-        return super().on_touch_down(touch)
+        return bool(super().on_touch_down(touch))
 
     def restart_idle(self) -> None:
         """The idle time starts again (a touch, a button, a new dim time chosen)."""

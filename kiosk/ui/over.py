@@ -143,7 +143,7 @@ class OverScreen(KioskScreen):
         from kiosk.ui.widgets import text_width
 
         def fits(text: str) -> bool:
-            return text_width(text, theme.small(), font_name=font_path(mono=True)) <= self.ids.qr_text.width - 4
+            return bool(text_width(text, theme.small(), font_name=font_path(mono=True)) <= self.ids.qr_text.width - 4)
 
         said = getattr(self, "_url", "").split("://", 1)[-1]
         host, slash, path = said.partition("/")

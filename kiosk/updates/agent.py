@@ -24,7 +24,7 @@ from kiosk import outbox
 from kiosk.store import Store, StoreError, open_reader
 from kiosk.updates import bundles, download, rauc
 from kiosk.updates.state import REQUEST_KEY, UpdateState, read_state, write_state
-from shared.bundle import version_key
+from shared.bundle import BundleInfo, version_key
 from shared.update_states import (
     DOWNLOADED,
     DOWNLOADING,
@@ -101,7 +101,7 @@ class Updater:
         self.quiet_after = quiet_after
         self.clock = clock
         self.slot = slot
-        self._judged: dict[tuple[str, int, int, bool], bundles.BundleInfo | bundles.Refusal] = {}
+        self._judged: dict[tuple[str, int, int, bool], BundleInfo | bundles.Refusal] = {}
 
     def running_slot(self) -> str:
         if not self.slot:
@@ -207,7 +207,7 @@ class Updater:
             return self.install(offered)
         return offered
 
-    def judged(self, bundle: Path, forced: bool) -> tuple[bundles.BundleInfo | bundles.Refusal, bool]:
+    def judged(self, bundle: Path, forced: bool) -> tuple[BundleInfo | bundles.Refusal, bool]:
         """The stick's bundle judged once while it stays the same file (reading a whole bundle's
         signature at every look would keep the stick busy), and whether this is the first time."""
         seen = bundle.stat()
@@ -215,7 +215,7 @@ class Updater:
         if key in self._judged:
             return self._judged[key], False
         try:
-            verdict: bundles.BundleInfo | bundles.Refusal = bundles.judge(bundle, self.system, force_older=forced)
+            verdict: BundleInfo | bundles.Refusal = bundles.judge(bundle, self.system, force_older=forced)
         except bundles.Refusal as e:
             verdict = e
         self._judged[key] = verdict

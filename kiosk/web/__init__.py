@@ -18,7 +18,7 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,7 +151,7 @@ def create_app(site: Site) -> Hardened:
     def page(name: str, status: int, headers: dict[str, str] | None = None) -> Response:
         return HTMLResponse(templates.get_template(name).render(site=site), status_code=status, headers=headers)
 
-    async def guarded(request: Request, answer: Callable[[Request], Any]) -> Response:
+    async def guarded(request: Request, answer: Callable[[Request], Awaitable[Response]]) -> Response:
         """Answers with the database's trouble in words rather than as a missing page."""
         try:
             return await answer(request)

@@ -27,10 +27,10 @@ from league.organiser.night import clock_at, night_at
 from league.organiser.season import LeagueRefused, read_settings
 from league.organiser.standings import TIE, A, B
 from league.results.stats import write_figures
-from league.store import core as st
 from league.store import events as ev
 from league.store import kiosks as ks
 from league.store import stats as fs
+from league.store import tables as tb
 from league.store.core import Reader, Store, StoreTrouble, Writer, stamp
 from shared.events import GAME_STARTED, UNDONE, GameEvent
 from shared.game_state import ABANDONED, FOLD_ERRORS, OPEN, ActionRefused, GameState
@@ -476,7 +476,7 @@ class Kiosks:
         if full is not None:
             ks.set_result(w.conn, kiosk["id"], bound["game"], None, full)
             return None, None
-        g = {"id": w.next_id(st.games), "meeting_id": m["id"], "number": _next_number(played)}
+        g = {"id": w.next_id(tb.games), "meeting_id": m["id"], "number": _next_number(played)}
         w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures})
         ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
         _advance(w, kiosk, bound, m, g["id"])
@@ -494,7 +494,7 @@ def _started(state: GameState) -> dt.datetime | None:
 def _advance(w: Writer, kiosk: dict[str, Any], bound: dict[str, Any], m: dict[str, Any], league_game: int) -> None:
     """A playoff match this game decides sends its winner on. When the bracket has moved past it (the
     next match already played), the table's result is still kept, with a note for the organiser."""
-    if m["stage"] != st.PLAYOFFS:
+    if m["stage"] != tb.PLAYOFFS:
         return  # a round-robin meeting: no bracket to look up
     try:
         advance_playoffs(w, m["id"])
@@ -557,7 +557,7 @@ def _ns_team(m: dict[str, Any], pushed: Pushed) -> int | None:
     if isinstance(teams, dict) and isinstance(teams.get("NS"), str) and isinstance(teams.get("EW"), str):
         ns, ew = (names.get(" ".join(teams[k].split()).casefold()) for k in ("NS", "EW"))
         if ns is not None and ew is not None and ns != ew:
-            return ns
+            return int(ns)
     return None
 
 

@@ -16,8 +16,8 @@ from league.organiser.schedule import make_schedule, spread_venues
 from league.organiser.scores import check_score, said_of_game
 from league.organiser.season import LeagueRefused, SeasonSettings, read_settings
 from league.organiser.standings import TIE, A, B, Line, Result, rank
-from league.store import core as st
 from league.store import events as ev
+from league.store import tables as tb
 from league.store.core import Reader, Store, Writer
 
 MOST_NAME = 200
@@ -88,7 +88,7 @@ class Organiser:
         with self.store.write() as w:
             if w.league_named(name):
                 raise LeagueRefused(f"league: there is already a league named {name!r}")
-            id_ = w.next_id(st.leagues)
+            id_ = w.next_id(tb.leagues)
             w.append(ev.LEAGUE_CREATED, {"league": id_, "name": name, "time_zone": time_zone, "night_ends": night_ends})
         return id_
 
@@ -100,9 +100,9 @@ class Organiser:
             _need(w.league(league), "league", league)
             if any(s["name"] == name for s in w.seasons(league)):
                 raise LeagueRefused(f"season: the league already has a season named {name!r}")
-            id_ = w.next_id(st.seasons)
+            id_ = w.next_id(tb.seasons)
             w.append(ev.SEASON_CREATED, {"season": id_, "league": league, "name": name, "settings": checked.to_json()})
-            division = w.next_id(st.divisions)
+            division = w.next_id(tb.divisions)
             w.append(ev.DIVISION_ADDED, {"division": division, "season": id_, "name": "Division 1"})
         return id_, division
 
@@ -112,7 +112,7 @@ class Organiser:
             _need(w.season(season), "season", season)
             if any(d["name"] == name for d in w.divisions(season)):
                 raise LeagueRefused(f"division: the season already has a division named {name!r}")
-            id_ = w.next_id(st.divisions)
+            id_ = w.next_id(tb.divisions)
             w.append(ev.DIVISION_ADDED, {"division": id_, "season": season, "name": name})
         return id_
 
@@ -131,7 +131,7 @@ class Organiser:
                 raise LeagueRefused(f"team {name!r}: the division's schedule is made; a team cannot join now")
             if any(t["name"] == name for t in w.teams(division)):
                 raise LeagueRefused(f"team: the division already has a team named {name!r}")
-            id_ = w.next_id(st.teams)
+            id_ = w.next_id(tb.teams)
             w.append(
                 ev.TEAM_ADDED, {"team": id_, "division": division, "name": name, "players": two, "substitutes": subs}
             )
@@ -145,7 +145,7 @@ class Organiser:
             _need(w.league(league), "league", league)
             if any(v["name"] == name for v in w.venues(league)):
                 raise LeagueRefused(f"venue: the league already has a venue named {name!r}")
-            id_ = w.next_id(st.venues)
+            id_ = w.next_id(tb.venues)
             w.append(ev.VENUE_ADDED, {"venue": id_, "league": league, "name": name, "tables": tables})
         return id_
 
@@ -160,7 +160,7 @@ class Organiser:
             team_ids = [t["id"] for t in w.teams(division)]
             venue_tables = {v["id"]: v["tables"] for v in w.venues(season["league_id"])}
             plan = make_schedule(team_ids, venue_tables, first, every_days, double)
-            round_id, meeting_id = w.next_id(st.rounds), w.next_id(st.meetings)
+            round_id, meeting_id = w.next_id(tb.rounds), w.next_id(tb.meetings)
             out = []
             for r in plan:
                 ms = []
@@ -256,8 +256,8 @@ class Organiser:
                 played = w.games(meeting)
                 if sum(g["outcome"] is not None for g in played) >= settings.games_per_meeting:
                     raise LeagueRefused(f"meeting {meeting} already has its {settings.games_per_meeting} game(s)")
-                before = self._standings(w, m["division_id"]) if m["stage"] != st.PLAYOFFS else []
-                id_ = w.next_id(st.games)
+                before = self._standings(w, m["division_id"]) if m["stage"] != tb.PLAYOFFS else []
+                id_ = w.next_id(tb.games)
                 w.append(
                     ev.GAME_RECORDED,
                     {
@@ -275,7 +275,7 @@ class Organiser:
                         {"game": id_, "outcome": None, "points_a": points_a, "points_b": points_b, "reason": why},
                     )
                 advance_playoffs(w, meeting)
-                after = self._standings(w, m["division_id"]) if m["stage"] != st.PLAYOFFS else []
+                after = self._standings(w, m["division_id"]) if m["stage"] != tb.PLAYOFFS else []
                 said = said_of_game(w, m, points_a, points_b, outcome, before, after)
                 if not count:
                     raise _NotCounted(said)  # the whole transaction undone: nothing was written
@@ -349,7 +349,7 @@ class Organiser:
                 places = spread_venues(per_round, venue_tables)
             except LeagueRefused as e:
                 raise LeagueRefused(f"playoffs: {e}") from None
-            round_id, match_id, meeting_id = w.next_id(st.rounds), w.next_id(st.playoff_matches), w.next_id(st.meetings)
+            round_id, match_id, meeting_id = w.next_id(tb.rounds), w.next_id(tb.playoff_matches), w.next_id(tb.meetings)
             number = max((x["number"] for x in w.rounds(division)), default=0) + 1
             rounds = [
                 {
@@ -471,14 +471,14 @@ class Organiser:
 
 def _check_round_robin_played(r: Reader, division: int, games_per_meeting: int) -> None:
     """Refuses playoffs while the division's round robin is missing or has meetings still to play."""
-    meetings = [m for m in r.meetings(division) if m["stage"] == st.ROUND_ROBIN and m["team_b"] is not None]
+    meetings = [m for m in r.meetings(division) if m["stage"] == tb.ROUND_ROBIN and m["team_b"] is not None]
     if not meetings:
         raise LeagueRefused(
             f"playoffs: division {division} has no round robin to seed from; make its schedule first, "
             "or seed from the standings as they stand (--anyway)"
         )
     played: dict[int, int] = {}
-    for g in r.division_games(division, st.ROUND_ROBIN):
+    for g in r.division_games(division, tb.ROUND_ROBIN):
         played[g["meeting_id"]] = played.get(g["meeting_id"], 0) + 1
     unplayed = [m for m in meetings if m["forfeit_team"] is None and played.get(m["id"], 0) < games_per_meeting]
     if unplayed:
@@ -522,7 +522,7 @@ def advance_playoffs(w: Writer, meeting: int) -> None:
         new = None
         meeting_id = n["meeting_id"]
         if meeting_id is None and teams["a"] is not None and teams["b"] is not None:
-            meeting_id = w.next_id(st.meetings)
+            meeting_id = w.next_id(tb.meetings)
             new = {"round": n["round_id"], "a": teams["a"], "b": teams["b"], "venue": n["venue_id"]}
         after = {"match": n["id"], "side": side, "meeting": meeting_id, "new_meeting": new}
     w.append(

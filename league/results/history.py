@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from league.organiser.standings import TIE, A, B, Line, Result, standings
-from league.store import core as st
+from league.store import tables as tb
 from league.store.core import Reader
 
 FORM_LENGTH = 5
@@ -32,9 +32,9 @@ class Played:
 
 def played(r: Reader, division: int, games_per_meeting: int) -> list[Played]:
     """The division's round-robin results, oldest first (by night, then round, meeting and game)."""
-    meetings = {m["id"]: m for m in r.meetings(division) if m["stage"] == st.ROUND_ROBIN}
+    meetings = {m["id"]: m for m in r.meetings(division) if m["stage"] == tb.ROUND_ROBIN}
     out = []
-    for g in r.division_games(division, st.ROUND_ROBIN):
+    for g in r.division_games(division, tb.ROUND_ROBIN):
         m = meetings[g["meeting_id"]]
         result = Result(g["team_a"], g["team_b"], g["points_a"], g["points_b"], g["outcome"])
         out.append(Played(m["round"], m["date"] or m["round_date"], m["id"], g["number"], result))
