@@ -12,7 +12,7 @@ import json
 import math
 import random
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
@@ -25,12 +25,22 @@ from engine.errors import EntryError
 from engine.hand import Hand
 from engine.record import read_game
 from engine.rules import Rules, parse_rules
+from engine.scoring import HandScore, score_hand
 from engine.seats import parse_seat, seat_name
 from kiosk import league_link, league_words, outbox
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
 from kiosk.projection import rows_of
 from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
-from kiosk.table_input import parse_league, parse_players, parse_reason, parse_team_name, parse_teams
+from kiosk.table_input import (
+    LeagueSides,
+    PlayerNames,
+    TeamNames,
+    parse_league,
+    parse_players,
+    parse_reason,
+    parse_team_name,
+    parse_teams,
+)
 from kiosk.updates.state import BUSY, REQUEST_KEY, UpdateState, read_state, said
 from shared import events as ev
 from shared.events import GameEvent
@@ -197,13 +207,13 @@ class Table:
 
     def new_game(
         self,
-        teams: Any,
-        players: Any = None,
+        teams: TeamNames,
+        players: PlayerNames | None = None,
         rules: Rules | str | dict[str, Any] | None = None,
         first_dealer: str | None = None,
         action_id: str | None = None,
-        league: Any = None,
-        draw: Any = None,
+        league: LeagueSides | None = None,
+        draw: JackDraw | Sequence[str] | None = None,
     ) -> GameState:
         """Starts a game. Who deals first: ``first_dealer``; or ``draw``, the cards of a Jack draw
         the table already made its seats by (``deal_for_jacks``); or neither, and the kiosk deals for
@@ -232,11 +242,11 @@ class Table:
     def _started_event(
         self,
         game_id: int,
-        teams: Any,
-        players: Any,
-        rules: Any,
-        first_dealer: Any,
-        draw: Any,
+        teams: object,
+        players: object,
+        rules: object,
+        first_dealer: object,
+        draw: object,
         action_id: str | None,
         moved: bool,
     ) -> GameEvent:
@@ -595,7 +605,7 @@ class Table:
         """The game as a ``clabber-game/1`` record."""
         return self.game(game_id).record()
 
-    def import_game(self, record: Any, action_id: str | None = None) -> GameState:
+    def import_game(self, record: dict[str, Any], action_id: str | None = None) -> GameState:
         """Stores a ``clabber-game/1`` record as a new game; an invalid record stores nothing."""
         if (done := self._done_already(action_id)) is not None:
             return done
@@ -661,14 +671,12 @@ class Table:
         word = {"action": action, "version": version, "at": self.clock()}
         self.store.update_setting(REQUEST_KEY, lambda _old: json.dumps(word))
 
-    def backup(self, folder: Any, keep: int) -> Any:
+    def backup(self, folder: Path, keep: int) -> Path:
         """A backup of the database now (the owner's "Back up now"); the path of the copy."""
         return self.store.backup(folder, keep)
 
-    def pending_score(self, game_id: int) -> Any:
+    def pending_score(self, game_id: int) -> HandScore | None:
         """The score the hand waiting for confirmation would put on the sheet (None if none waits)."""
-        from engine.scoring import score_hand
-
         state = self.game(game_id)
         return None if state.pending is None else score_hand(state.pending.hand, state.rules)
 
@@ -680,12 +688,14 @@ def open_table(
     *,
     source: str = "screen",
     writable: bool = True,
-    **kw: Any,
+    clock: Callable[[], str] = now_utc,
+    rng: random.Random | None = None,
+    updates: Path | None = None,
 ) -> tuple[Table, OpenReport]:
     """Opens the database for the controller: a damaged one is restored from a backup with every
     event still readable from it applied again through the rules (see ``store.open_store``)."""
     store, report = open_store(path, backup_dir, damaged_dir, replay=_replay, writable=writable)
-    return Table(store, source=source, **kw), report
+    return Table(store, source=source, clock=clock, rng=rng, updates=updates), report
 
 
 def _replay(store: Store, events: list[GameEvent]) -> int:

@@ -1,17 +1,26 @@
 """What a table types in, checked before anything is stored: team names, player names, a team,
-a reason. Refusals are ActionRefused in the table's words."""
+a reason. Refusals are ActionRefused in the table's words. Each takes ``object``: the screens pass
+the shapes named below, the CLI and a JSON record whatever they were given."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
 
 from engine.errors import EntryError
 from engine.seats import SEAT_NAMES, TEAM_NAMES, parse_seat, parse_team, seat_name
 from engine.text import MAX_NAME, MAX_REASON, plain_text
 from shared.game_state import ActionRefused
 
+TeamNames: TypeAlias = Sequence[str] | Mapping[str, str]
+"""Two team names, NS first, or by side: ``{"NS": "Aces", "EW": "Kings"}``."""
+PlayerNames: TypeAlias = Sequence[str] | Mapping[str, str]
+"""Four player names N E S W, or some of them by seat: ``{"N": "Ron"}``."""
+LeagueSides: TypeAlias = Mapping[str, int]
+"""The league meeting a game is for and the league's team at each side: ``{"meeting": 12, "NS": 1, "EW": 4}``."""
 
-def parse_teams(names: Any) -> dict[str, str]:
+
+def parse_teams(names: object) -> dict[str, str]:
     """Two team names, NS first; ActionRefused if missing, blank, too long or not plain text."""
     if isinstance(names, dict):
         names = [names.get("NS"), names.get("EW")]
@@ -25,7 +34,7 @@ def parse_teams(names: Any) -> dict[str, str]:
     return out
 
 
-def parse_players(names: Any) -> dict[str, str]:
+def parse_players(names: object) -> dict[str, str]:
     """Optional player names by seat; blanks are left out."""
     if names is None:
         return {}
@@ -48,7 +57,7 @@ def parse_players(names: Any) -> dict[str, str]:
     return out
 
 
-def parse_league(meeting: Any) -> dict[str, int] | None:
+def parse_league(meeting: object) -> dict[str, int] | None:
     """The league meeting a game is played for: its id and the league's team at NS and at EW."""
     if meeting is None:
         return None
@@ -62,7 +71,7 @@ def parse_league(meeting: Any) -> dict[str, int] | None:
     return {"meeting": meeting["meeting"], "NS": meeting["NS"], "EW": meeting["EW"]}
 
 
-def parse_team_name(team: Any) -> str:
+def parse_team_name(team: object) -> str:
     """A team as NS or EW; ActionRefused otherwise."""
     try:
         return TEAM_NAMES[parse_team(team)]
@@ -70,7 +79,7 @@ def parse_team_name(team: Any) -> str:
         raise ActionRefused(f"{team!r} is not a team (NS or EW)") from None
 
 
-def parse_reason(reason: Any, missing: str) -> str:
+def parse_reason(reason: object, missing: str) -> str:
     """A reason the table gave, stripped; ``missing`` says what to do when there is none."""
     if not isinstance(reason, str) or not reason.strip():
         raise ActionRefused(missing)

@@ -6,9 +6,10 @@ Every screen reads the game from the controller and calls its actions; none hold
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from kivy.app import App
 from kivy.clock import Clock
@@ -28,6 +29,9 @@ from kiosk.ui import theme
 from kiosk.ui.boot import font_path
 from shared.events import new_action_id
 from shared.game_state import ActionRefused, GameState
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 KV = Path(__file__).parent / "kv"
 DIMMED = 0.6
@@ -178,7 +182,7 @@ class KioskRoot(FloatLayout):
         trump = (record or {}).get("trump")
         h.trump = theme.suit_markup("CDHS".index(trump)) if trump in ("C", "D", "H", "S") else ""
 
-    def act(self, fn: Any, *args: Any, **kw: Any) -> tuple[GameState | None, list[str]]:
+    def act(self, fn: Callable[P, R], *args: P.args, **kw: P.kwargs) -> tuple[R | None, list[str]]:
         """Calls a controller action; a refusal comes back as its lines, for the screen to show."""
         try:
             state = fn(*args, **kw)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from kiosk.ui.words import say
 from shared.events import new_action_id
+
+if TYPE_CHECKING:
+    from kiosk.table import Table
+    from shared.game_state import GameState
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class KioskScreen(Screen):
@@ -22,12 +31,14 @@ class KioskScreen(Screen):
         self.landscape = size[0] >= size[1]
 
     @property
-    def table(self) -> Any:
-        return self.root_.table
+    def table(self) -> Table:
+        table: Table = self.root_.table
+        return table
 
     @property
-    def game(self) -> Any:
-        return self.root_.game
+    def game(self) -> GameState | None:
+        game: GameState | None = self.root_.game
+        return game
 
     def enter(self, root: Any, **options: Any) -> None:
         """Shown afresh: a new look at the game, no old message."""
@@ -38,15 +49,16 @@ class KioskScreen(Screen):
     def show(self, **options: Any) -> None:
         """Reads the game and fills the screen in."""
 
-    def act(self, fn: Any, *args: Any, action_id: str | None = "new", **kw: Any) -> Any:
-        """A controller action; a refusal goes into the strip in plain words. The new state, or None."""
-        if action_id == "new":
-            action_id = new_action_id()
-        if action_id is not None:
-            kw["action_id"] = action_id
-        state, problems = self.root_.act(fn, *args, **kw)
+    def act(self, fn: Callable[P, R], *args: P.args, **kw: P.kwargs) -> R | None:
+        """A controller action; a refusal goes into the strip in plain words. What it returned, or
+        None. An action that takes an ``action_id`` (the controller's guard against one tap
+        counted twice) and was given none gets a new one."""
+        if "action_id" not in kw and "action_id" in inspect.signature(fn).parameters:
+            kw["action_id"] = new_action_id()
+        result: R | None
+        result, problems = self.root_.act(fn, *args, **kw)
         self.message = say(problems)[1]
-        return state
+        return result
 
     def home(self) -> None:
         """Back to where the game is: the sheet, the game over, or the start."""

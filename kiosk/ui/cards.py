@@ -241,8 +241,7 @@ class CardsScreen(KioskScreen):
         self.plays = [*self.plays, name]
         self._save(self._record())
         self._show(after)
-        if after.bell_seat() is not None and before.bell_seat() is None:
-            seat = after.bell_seat()
+        if (seat := after.bell_seat()) is not None and before.bell_seat() is None:
             notice = BellNotice(self)
             notice.said = (
                 f"Bell — 20 for {team_name(team_of(seat))}: {SEAT_NAMES[seat]} played the King and Queen of trump."
@@ -259,7 +258,9 @@ class CardsScreen(KioskScreen):
             self.message = words.NOT_ALL_PLAYED
             return
         g = self.game
-        if self.act(self.table.enter_hand, g.id, self._record(), action_id=self._done_id) is not None:
+        if g is None:
+            self.home()
+        elif self.act(self.table.enter_hand, g.id, self._record(), action_id=self._done_id) is not None:
             self.root_.show("summary")
 
     def cancel(self) -> None:

@@ -117,7 +117,7 @@ class UpdatesStep(_Screen):
         self._ask("force", self.update_older)
 
     def _ask(self, action: str, version: str | None) -> None:
-        self.act(self.table.ask_update, action, self.root_.owner_pin, version, action_id=None)
+        self.act(self.table.ask_update, action, self.root_.owner_pin, version)
         if not self.message:
             self.message = ASKED
         self._show_updates()

@@ -235,6 +235,9 @@ class QuickScreen(KioskScreen):
             ).open()
             return
         table, g = self.table, self.game
+        if g is None:
+            self.home()
+            return
         self.root_.table_quiet(table.save_draft, g.id, record)  # "Change" on the summary comes back to this
         state, problems = self.root_.act(table.enter_hand, g.id, record, action_id=self._done_id)
         if state is None:

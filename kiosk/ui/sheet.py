@@ -166,7 +166,9 @@ class SheetScreen(KioskScreen):
     def enter_hand(self, maker: str | None) -> None:
         """Quick entry, starting with who said play (one tap for two); or the hand in hand."""
         g = self.game
-        if g.pending:
+        if g is None:
+            self.home()
+        elif g.pending:
             self.root_.show("summary")
         elif maker is None and not g.draft:
             self.root_.show("quick", passed_out=True)

@@ -116,7 +116,8 @@ class StartScreen(KioskScreen):
         if state is None:
             return
         self.root_.game_id = state.id
-        self.draw_lines = _draw_lines(state.jack_draw, league=True)
+        draw = state.jack_draw  # the kiosk dealt it: no first dealer was given
+        self.draw_lines = _draw_lines(draw, league=True) if draw is not None else []
         self.draw_next = "Play ▶"
         self.step = "draw"
         self.root_.refresh_header()

@@ -30,7 +30,7 @@ class SummaryScreen(KioskScreen):
         self._confirm_id = new_action_id()
         g = self.game
         s = self.table.pending_score(g.id) if g is not None else None
-        if s is None:
+        if s is None or g is None or g.pending is None:
             self.headline, self.detail, self.confirmer, self.ns, self.ew = "No hand is waiting.", "", "", "", ""
             return
         self.ns, self.ew = str(s.score[0]), str(s.score[1])
