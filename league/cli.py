@@ -315,7 +315,7 @@ def bracket(org: Any, division_id: int, as_json: bool) -> None:
 @_refusals
 def rebuild(org: Any) -> None:
     """Write every derived table again from the log, and the kiosk games' figures from their events."""
-    from league.results.stats import rebuild as rebuild_all
+    from league.organiser.figures import rebuild as rebuild_all
 
     replayed, figured = rebuild_all(org.store)
     click.echo(f"{replayed} events replayed; {figured} kiosk games' figures written")
@@ -347,7 +347,7 @@ def export(org: Any, season_id: int, form: str, what: str, out: str | None) -> N
 
 
 def _kiosks(org: Any) -> Any:
-    from league.api.kiosks import Kiosks
+    from league.ingest.kiosks import Kiosks
 
     return Kiosks(org.store)
 

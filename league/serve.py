@@ -18,9 +18,9 @@ import anyio.to_thread
 import uvicorn
 
 from league.api.app import create_app
-from league.api.kiosks import Kiosks
 from league.board.feed import Boards
 from league.board.news import News
+from league.ingest.kiosks import Kiosks
 from league.pages import make_app
 from league.store.core import WORKER_THREADS, Store
 from shared.http.server import ServeError, guarded_server, run

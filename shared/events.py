@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 GAME_STARTED = "game_started"
@@ -52,3 +53,20 @@ class GameEvent:
 def new_action_id() -> str:
     """A fresh id for one thing a player means to do; a double tap repeats it, not a new one."""
     return uuid.uuid4().hex
+
+
+# An event's fields as pushed and stored, besides its game (which its list or its row says).
+EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")
+_ALL_FIELDS = tuple(f.name for f in fields(GameEvent))
+
+
+def event_of(game: int, d: dict[str, Any]) -> GameEvent:
+    """An event as pushed or stored (a dict), as the fold takes it."""
+    given: dict[str, Any] = {k: d[k] for k in EVENT_FIELDS if k in d and d[k] is not None}
+    return GameEvent(game=game, **given)
+
+
+def event_text(e: GameEvent) -> str:
+    """An event as the league keeps it, and compares a re-delivery with: the text ``asdict`` gives,
+    made without its deep copy (a fifth of the time)."""
+    return json.dumps({name: getattr(e, name) for name in _ALL_FIELDS}, sort_keys=True)

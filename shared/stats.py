@@ -2,8 +2,8 @@
 over many games, and leaderboards sorted by any figure with a minimum of games to qualify.
 
 Pure: no SQL, no clock. The kiosk sums its own games by the team names typed at the table; the league
-sums its games by its teams (``league/results/stats.py``). Every figure is counted from the sheet's rows and
-the hands behind them, so nothing is stored twice:
+sums its games by its teams (``league/organiser/figures.py``). Every figure is counted from the sheet's
+rows and the hands behind them, so nothing is stored twice:
 
 - hands: rows on the sheet (pass-outs, misdeals and hands both teams reneged included);
 - makers: hands the team (or the seat) named trump, a hand void by two reneges left out; made: of

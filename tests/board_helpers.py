@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.store.core import Store
 from tests.league_kiosk_helpers import tonight_now

@@ -16,7 +16,7 @@ from engine.melds import best_melds
 from engine.record import hand_to_json
 from engine.seats import SEATS, Seat, seat_name
 from engine.simulate import random_bids
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.store.core import Store
 from shared.game_state import ActionRefused

@@ -24,7 +24,7 @@ from kiosk import league_link, outbox
 from kiosk.store import Store as KioskStore
 from kiosk.sync import Pace, Sync
 from kiosk.table import Table
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.store.core import Store
 from league.store.kiosks import kiosk_divergences, kiosk_events
 from league.store.tables import games as league_games

@@ -9,10 +9,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from league.api.app import create_app
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.organiser.season import LeagueRefused
 from league.store.core import Store
-from league.store.kiosks import event_of as _event
+from shared.events import event_of as _event
 from shared.game_state import GameState
 from tests.league_kiosk_helpers import NIGHT, kiosk_game, league_with_schedule, refused_event, snapshot
 

@@ -18,9 +18,9 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from league.api.kiosks import Kiosks
 from league.board import feed
 from league.board.feed import Boards, TooManyBoards
+from league.ingest.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.organiser.signin import SignIn
 from league.pages import board as board_pages

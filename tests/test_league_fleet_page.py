@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from league.api.app import create_app
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.organiser.fleet import Fleet
 from league.organiser.signin import SignIn

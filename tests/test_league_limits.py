@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from league.api.app import MOST_BODY
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule
 from tests.league_server import LeagueServer

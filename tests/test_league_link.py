@@ -10,7 +10,7 @@ import pytest
 
 from kiosk import league_link, outbox
 from kiosk.league_http import league_url
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.store.core import Store
 from tests.league_db import DATABASES, league_database
 from tests.league_kiosk_helpers import league_with_schedule

@@ -31,7 +31,7 @@ from kiosk.league_words import Choice, meeting_between, new_game_for, tonight_vi
 from kiosk.projection import rows_of
 from kiosk.store import Store as KioskStore
 from kiosk.table import Table
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.store.core import Store
 from shared.events import new_action_id

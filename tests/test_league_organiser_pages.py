@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from engine.rules import PRESETS
 from league.api.app import create_app
-from league.api.kiosks import KioskRefused, Kiosks
+from league.ingest.kiosks import KioskRefused, Kiosks
 from league.organiser.actions import Organiser
 from league.organiser.signin import SignIn
 from league.store.core import Store

@@ -16,11 +16,11 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from league.api import kiosks as kiosks_module
-from league.api.kiosks import KioskRefused, Kiosks
+from league.ingest import push as push_module
+from league.ingest.kiosks import KioskRefused, Kiosks
 from league.store.core import Store, StoreTrouble, StoreUnreachable
 from league.store.kiosks import kiosk_events
-from shared.events import GameEvent
+from shared.events import GameEvent, event_text
 from tests.league_kiosk_helpers import league_with_schedule, played_game
 
 
@@ -274,7 +274,7 @@ json_values = st.recursive(
 def test_an_event_is_kept_as_the_same_text_as_ever(payload, seq):
     """A re-delivery is told from a different event by its text: the text must stay what it was."""
     e = GameEvent(game=3, seq=seq, at="2026-01-06T20:00:00.000+00:00", kind="hand_entered", payload=payload)
-    assert kiosks_module._text(e) == json.dumps(asdict(e), sort_keys=True)
+    assert event_text(e) == json.dumps(asdict(e), sort_keys=True)
 
 
 def test_a_push_that_ends_a_game_is_answered_once_its_result_is_in_the_standings(world):
@@ -295,7 +295,7 @@ def test_a_result_the_database_fails_to_write_undoes_its_push_whole_and_the_retr
     push stores both. Were the events committed apart from the result, the game would be held ended
     and never counted."""
     kiosks = world["kiosks"]
-    real, calls = kiosks._write_result, []
+    real, calls = push_module.count_game, []
 
     def failing_once(*args):
         calls.append(1)
@@ -303,7 +303,7 @@ def test_a_result_the_database_fails_to_write_undoes_its_push_whole_and_the_retr
             raise StoreUnreachable("cannot use the database: the server closed the connection")
         real(*args)
 
-    monkeypatch.setattr(kiosks, "_write_result", failing_once)
+    monkeypatch.setattr(push_module, "count_game", failing_once)
     v1 = world["venues"][0]
     events, key = world["games"][v1], world["keys"][(v1, 1)]
     body = json.dumps(_body(world["meeting_at"][v1], events)).encode()
@@ -403,7 +403,7 @@ def test_results_written_by_pushes_are_what_a_recount_from_the_events_gives(worl
         world["kiosks"].push(key, body)
 
     pushed = _results_rows(world["store"])
-    from league.results.stats import rebuild
+    from league.organiser.figures import rebuild
 
     rebuild(world["store"])  # every game's figures and the sums counted again from the events
     assert _results_rows(world["store"]) == pushed

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kiosk.projection import rows_of
-from league.api.kiosks import KioskRefused, Kiosks
+from league.ingest.kiosks import KioskRefused, Kiosks
 from league.store.core import Store
-from league.store.kiosks import event_of as _event
 from shared.events import GameEvent
+from shared.events import event_of as _event
 from shared.game_state import ActionRefused, GameState
 from tests.league_kiosk_helpers import (
     NIGHT,

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from starlette.testclient import TestClient
 
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.organiser.standings import Result, standings
 from league.pages import make_app
 from league.results.history import Played, form, race

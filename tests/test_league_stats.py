@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from engine.record import read_hand
 from engine.rules import parse_rules
 from engine.scoring import score_hand
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.pages import make_app
 from league.results.stats import league_stats, season_stats

@@ -22,7 +22,7 @@ from kiosk import league_link, outbox
 from kiosk.store import now_utc
 from kiosk.sync import Pace
 from league.api.app import create_app
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.store.core import Store
 from tests.league_kiosk_helpers import league_with_schedule, played_game, snapshot
 from tests.league_server import CLABBER

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from league.api import kiosks as kiosks_module
 from league.api.app import create_app
-from league.api.kiosks import Kiosks
+from league.ingest import batch as batch_module
+from league.ingest.kiosks import Kiosks
 from league.organiser.signin import SignIn
 from league.store.core import Store
 from shared.cli import cli
@@ -136,8 +136,8 @@ def test_text_stored_before_it_was_checked_never_breaks_a_page_or_an_export(leag
     """As a server that took any text would have stored it: a game pushed with every hostile text,
     one of its hands refused (the quarantine shows the event), then every page and export loaded."""
     with monkeypatch.context() as old_server:
-        old_server.setattr(kiosks_module, "_check_texts", lambda e, at: None)
-        old_server.setattr(kiosks_module, "is_timestamp", lambda at: True)
+        old_server.setattr(batch_module, "_check_texts", lambda e, at: None)
+        old_server.setattr(batch_module, "is_timestamp", lambda at: True)
         events = _started_with(league, "payload.teams.NS", "A\ud800B\x00")
         assert _push(league, 1, events).status_code == 200  # no sides: the names typed are all there is
         refused = [*_started_with(league, "payload.teams.NS", "A\ud800B")[:3], {**refused_event(4), "reason": "\ud800"}]

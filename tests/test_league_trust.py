@@ -11,7 +11,7 @@ import time
 import pytest
 
 from kiosk.league_words import tonight_view
-from league.api.kiosks import KioskRefused, Kiosks
+from league.ingest.kiosks import KioskRefused, Kiosks
 from league.organiser.actions import Organiser
 from league.organiser.season import LeagueRefused
 from league.store.core import Store

@@ -27,7 +27,7 @@ import pytest
 
 from kiosk import league_link, outbox, sync
 from kiosk.store import restore
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from tests import crash_writer
 from tests.helpers import unavailable
 from tests.league_server import LeagueServer

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from league.api.kiosks import Busy, KioskRefused, Kiosks
+from league.ingest.kiosks import Busy, KioskRefused, Kiosks
 from league.organiser.fleet import Fleet, bundles_folder
 from league.organiser.season import LeagueRefused
 from league.store.core import StoreTrouble

@@ -19,6 +19,7 @@ from engine.seats import seat_name
 from league.organiser.actions import Organiser
 from league.store import kiosks as ks
 from league.store.core import Reader, Store
+from shared.events import event_of
 from shared.game_state import FOLD_ERRORS, GameState
 from shared.present import cell
 
@@ -161,7 +162,7 @@ class Board:
         if kept is not None and kept.held == g["held"]:
             return kept.state
         stored = ks.game_events(r.conn, *key)  # all of them: how many the league holds keeps the fold
-        applied = [ks.event_of(g["game"], json.loads(s["event"])) for s in stored if s["quarantined"] is None]
+        applied = [event_of(g["game"], json.loads(s["event"])) for s in stored if s["quarantined"] is None]
         try:
             state = GameState.from_events(applied) if applied else None
         except FOLD_ERRORS:

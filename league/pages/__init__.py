@@ -16,8 +16,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from league.api.kiosks import Kiosks
 from league.board.feed import Boards
+from league.ingest.kiosks import Kiosks
 from league.organiser.fleet import Fleet, bundles_folder
 from league.pages.board import BoardPages
 from league.pages.charts import ChartPages

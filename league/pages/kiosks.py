@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from league.api.kiosks import CODE_MINUTES, Kiosks
+from league.ingest.kiosks import CODE_MINUTES, Kiosks
 from league.organiser.forms import number
 from league.organiser.night import clock_at
 from league.organiser.season import LeagueRefused

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from league.organiser.actions import Organiser
+from league.organiser.figures import fold
 from league.organiser.season import LeagueRefused
-from league.results.stats import fold
 from league.store import kiosks as ks
 from league.store.core import Reader, Store
 from shared.present import corrections_of

@@ -16,6 +16,7 @@ from league.organiser.standings import Line
 from league.results.history import form, played, race
 from league.store import kiosks as ks
 from league.store.core import Reader
+from shared.events import event_of
 from shared.game_state import FOLD_ERRORS, GameState
 
 WORDS = {
@@ -172,7 +173,7 @@ def _fold(game: int, stored: list[dict[str, Any]]) -> GameState | None:
     applied = []
     for s in stored:
         if s["quarantined"] is None:
-            applied.append(ks.event_of(game, json.loads(s["event"])))
+            applied.append(event_of(game, json.loads(s["event"])))
     try:
         return GameState.from_events(applied) if applied else None
     except FOLD_ERRORS:

@@ -28,7 +28,7 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from league.store import events as ev
 from league.store import fleet as _fleet  # noqa: F401  (its tables are in the schema)
 from league.store.events import LeagueEvent
-from league.store.stats import sum_game, sum_teams
+from league.store.stats import NewGame, sum_teams, write_result
 from league.store.tables import (
     PLAYOFFS,
     ROUND_ROBIN,
@@ -341,8 +341,16 @@ class Writer(Reader):
         self.lock_league()
         return super().next_id(table)
 
-    def append(self, kind: str, payload: dict[str, Any]) -> LeagueEvent:
-        """Stores the event and writes what follows from it, both or neither."""
+    def append(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        lines: list[dict[str, Any]] | None = None,
+        new: NewGame | None = None,
+    ) -> LeagueEvent:
+        """Stores the event and writes what follows from it, both or neither: for a game's result, its
+        figures and its teams' sums (``write_result``'s ``lines`` and ``new``)."""
         if kind not in ev.KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
         self.lock_league()
@@ -354,22 +362,17 @@ class Writer(Reader):
             .returning(events.c.id)
         ).scalar_one()
         _apply(self.conn, kind, payload)
+        if kind in ev.RESULTS:
+            write_result(self.conn, payload["game"], lines, new)
         return LeagueEvent(id_, at, kind, payload)
 
 
 _LOCK_LEAGUE = sa.text("LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE")
 
 
-def _apply(conn: Connection, kind: str, p: dict[str, Any], *, sums: bool = True) -> None:
-    """Writes the derived tables for one event (``sums``: and the statistics' sums a result changes)."""
-    _write(conn, kind, p)
-    # A kiosk game's result (game_played) is summed with its figures, which its writer writes next in
-    # the same transaction (league/api/kiosks.py, league/results/stats.py): once rather than twice.
-    if sums and kind in (ev.GAME_RECORDED, ev.GAME_RULED):
-        sum_game(conn, p["game"])
-
-
-def _write(conn: Connection, kind: str, p: dict[str, Any]) -> None:
+def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
+    """Writes the derived tables for one event (the statistics' sums apart: ``Writer.append`` writes
+    those for a result, a rebuild once for every team)."""
     if kind == ev.LEAGUE_CREATED:
         clock = {k: p[k] for k in ("time_zone", "night_ends") if k in p}  # leagues made before: the defaults
         conn.execute(sa.insert(leagues).values(id=p["league"], name=p["name"], **clock))
@@ -708,14 +711,14 @@ class Store:
 
     def rebuild(self) -> int:
         """Empties the derived tables and writes them again from the log, then the statistics' sums from
-        the kiosk games' figures as they are (league/results/stats.py's rebuild writes those too); returns the
+        the kiosk games' figures as they are (league/organiser/figures.py's rebuild writes those too); returns the
         events replayed."""
         with self.write() as w:
             for table in DERIVED:
                 w.conn.execute(sa.delete(table))
             log = w.events()
             for e in log:
-                _apply(w.conn, e.kind, e.payload, sums=False)
+                _apply(w.conn, e.kind, e.payload)
             sum_teams(w.conn)  # once for every team, rather than after each game
         return len(log)
 

@@ -21,6 +21,7 @@ GAME_RECORDED = "game_recorded"  # {game, meeting, number, points_a, points_b, o
 # as its events fold, written when it ends and again whenever a later event changes it
 GAME_PLAYED = "game_played"
 GAME_RULED = "game_ruled"  # {game, outcome, points_a, points_b, reason}: an organiser's ruling
+RESULTS = (GAME_RECORDED, GAME_PLAYED, GAME_RULED)  # the events that write a game's result
 # {division, teams (seeded), rounds: [{round, number, date, playoff_round}], matches: [{match, round, playoff_round,
 #  slot, seed_a, seed_b, from_a, from_b, next, next_side, venue, a, b, meeting}]}
 PLAYOFFS_MADE = "playoffs_made"

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from league.store.tables import games, meetings, metadata, rounds, wrong_codes
-from shared.events import GameEvent
+from shared.events import GameEvent, event_of
 
 
 def _only_marked(name: str, mark: str, *columns: str) -> sa.Index:
@@ -287,15 +287,6 @@ def add_events(conn: Connection, rows: list[dict[str, Any]], now: str) -> None:
 
 
 _ADD_EVENTS = sa.insert(kiosk_events)
-
-
-EVENT_FIELDS = ("seq", "at", "kind", "payload", "action_id", "source", "authorised_by", "reason")
-
-
-def event_of(game: int, d: dict[str, Any]) -> GameEvent:
-    """A kiosk's event as pushed or stored (a dict), as the kiosk's own fold takes it."""
-    fields: dict[str, Any] = {k: d[k] for k in EVENT_FIELDS if k in d and d[k] is not None}
-    return GameEvent(game=game, **fields)
 
 
 def applied_events(conn: Connection, kiosk_id: int, game: int) -> list[GameEvent]:

@@ -1,7 +1,7 @@
 """Every SQL statement of the statistics. Two derived tables:
 
 - ``game_figures``: each kiosk game's figures, a row for each team and each named player, written from
-  the kiosk's events when the game's result is (league/results/stats.py), again by a rebuild;
+  the kiosk's events when the game's result is (league/organiser/figures.py), again by a rebuild;
 - ``team_figures``: each team's and player's sums over the games that count (games, wins and ties of
   every game, hand-recorded ones too; the rest from ``game_figures``), written again for a game's two
   teams whenever its figures or its result change, in the same transaction, so that a statistics page
@@ -49,15 +49,31 @@ meetings_by_a = sa.Index("meetings_by_team_a", meetings.c.team_a)
 meetings_by_b = sa.Index("meetings_by_team_b", meetings.c.team_b)
 
 
-def replace_game(conn: Connection, game: int, lines: Iterable[dict[str, Any]], *, sums: bool = True) -> None:
-    """A game's lines (each: team_id, player, side and the hand figures) in place of those it had, and
-    (``sums``) its teams' sums written again."""
+def write_result(
+    conn: Connection, game: int, lines: list[dict[str, Any]] | None = None, new: NewGame | None = None
+) -> None:
+    """The one writer of a game's figures and its teams' sums, whichever way its result came (recorded
+    by hand, played at a kiosk, corrected there, ruled on), in the transaction that wrote the result.
+
+    ``lines``: a kiosk game's rows of ``game_figures`` (each: team_id, player, side and the hand
+    figures) in place of those it had; None keeps them. ``new``: the game was written just now, with
+    no lines yet and a result new to its teams' sums, which are then added to rather than summed again
+    over all their games."""
+    if new is not None:
+        add_games(conn, [(game, lines or [], new)])
+        return
+    if lines is not None:
+        put_lines(conn, game, lines)
+    sum_game(conn, game)
+
+
+def put_lines(conn: Connection, game: int, lines: Iterable[dict[str, Any]]) -> None:
+    """A game's lines in place of those it had, its teams' sums left as they are (a rebuild sums every
+    team once after writing every game's lines)."""
     conn.execute(sa.delete(game_figures).where(game_figures.c.game_id == game))
     rows = [{**x, "game_id": game} for x in lines]
     if rows:
         conn.execute(sa.insert(game_figures), rows)
-    if sums:
-        sum_game(conn, game)
 
 
 class NewGame(NamedTuple):
@@ -87,7 +103,7 @@ def add_games(conn: Connection, new: list[tuple[int, list[dict[str, Any]], NewGa
     """Games' first lines written, and added to their teams' sums: what ``sum_teams`` would write for
     them, without summing again every game they played; each (game, its lines, its result as just
     written). Only for games new to the sums (no lines yet, their results just written); any other
-    change sums again (``replace_game``). A few statements for all, whatever their number."""
+    change sums again (``write_result``). A few statements for all, whatever their number."""
     held = _sums_of_games(conn, new)
     rows = [{**x, "game_id": game} for game, lines, _ in new for x in lines]
     if rows:

@@ -77,7 +77,7 @@ class League:
 
     def delivered(self) -> int:
         """Events the league holds from its kiosks."""
-        from league.api.kiosks import Kiosks
+        from league.ingest.kiosks import Kiosks
         from tests.sync_helpers import league_holds
 
         store = self.world["store"]

@@ -51,7 +51,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from kiosk.sync import Pace
-from league.api.kiosks import Kiosk, Kiosks
+from league.ingest.kiosks import Kiosk, Kiosks
 from league.organiser.actions import Organiser
 from league.organiser.standings import A, B, Result, standings
 from league.store import events as ev

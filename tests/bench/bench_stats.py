@@ -25,8 +25,8 @@ import sqlalchemy as sa
 from starlette.testclient import TestClient
 
 from league.organiser.actions import Organiser
+from league.organiser.figures import lines_of
 from league.pages import make_app
-from league.results.stats import lines_of
 from league.store.core import Store
 from league.store.stats import game_figures, sum_teams
 from league.store.tables import games

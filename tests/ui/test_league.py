@@ -14,7 +14,7 @@ from PIL import Image
 from engine.rules import parse_rules
 from kiosk import league_link, outbox
 from kiosk.league_words import when
-from league.api.kiosks import Kiosks
+from league.ingest.kiosks import Kiosks
 from league.store.core import Store as LeagueStore
 from tests.league_kiosk_helpers import NIGHT, league_with_schedule
 from tests.league_server import league_server

@@ -9,7 +9,7 @@ Revises: 0006
 import sqlalchemy as sa
 from alembic import op
 
-from league.results.stats import refigure
+from league.organiser.figures import refigure
 
 revision = "0007"
 down_revision = "0006"
