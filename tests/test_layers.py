@@ -162,6 +162,40 @@ def test_the_leagues_parts_import_only_those_under_them():
     assert not wrong, "imports against the league's parts:\n" + "\n".join(sorted(wrong))
 
 
+# What the kiosk API may not hold: SQL (the store's modules of tables and statements, SQLAlchemy itself),
+# the fold, and the rules of how a kiosk game counts; they are ingest's, the organiser's and the store's.
+NOT_HTTP = (
+    "sqlalchemy",
+    "league.store.kiosks",
+    "league.store.stats",
+    "league.store.tables",
+    "league.store.events",
+    "league.store.fleet",
+    "league.store.signin",
+    "league.organiser.counting",
+    "league.organiser.figures",
+    "league.organiser.actions",
+    "shared.game_state",
+    "shared.events",
+)
+
+
+def test_the_kiosk_api_holds_only_http():
+    """league/api/ reads requests and writes answers, handing every request on to league/ingest/ or
+    the organiser's fleet: no statement, table or fold, and no rule of how a kiosk game counts."""
+    known = modules()
+    api = {name: path for name, path in known.items() if name == "league.api" or name.startswith("league.api.")}
+    assert len(api) >= 2  # the package and its app at least
+    wrong = []
+    for name, path in api.items():
+        for target, line, _ in imported(path, name, known):
+            if any(target == n or target.startswith(n + ".") for n in NOT_HTTP):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+        if ".execute(" in path.read_text(encoding="utf-8"):
+            wrong.append(f"{path.relative_to(ROOT)} runs a statement")
+    assert not wrong, "the kiosk API holds more than HTTP:\n" + "\n".join(wrong)
+
+
 def test_no_import_circles_not_even_through_an_import_inside_a_function():
     found = circles(graph())
     assert not found, "modules that import each other:\n" + "\n".join(" ⇄ ".join(c) for c in found)

@@ -1,4 +1,4 @@
-"""The kiosk API: JSON over HTTP under ``/api/v1/``, a thin layer over league/api/kiosks.py.
+"""The kiosk API: JSON over HTTP under ``/api/v1/``, a thin layer over league/ingest/kiosks.py.
 
 POST /api/v1/enrol    {"code"}                       -> {"kiosk", "key", "venue", "table"}
                       (after 10 wrong codes in a minute, counted by every server process: 429 with
