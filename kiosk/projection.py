@@ -6,6 +6,7 @@ always be made again from the log, which is what ``clabber db rebuild`` and ``db
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,14 +16,16 @@ from shared.events import GameEvent
 from shared.game_state import GameState, Unfoldable
 
 Rows = dict[str, Any]  # {"game": row, "hands": [row, ...], "draft": row or None}
+# Each state's rows, made once: a state never changes after its fold (the next event makes a new one),
+# and its rows go when it does.
+_MADE: weakref.WeakKeyDictionary[GameState, Rows] = weakref.WeakKeyDictionary()
 
 
 def rows_of(state: GameState) -> Rows:
-    """The derived rows of one game, made once for each state (the state keeps them until its
-    next event)."""
-    if state.projected is None:
-        state.projected = _rows(state)
-    rows: Rows = state.projected
+    """The derived rows of one game, made once for each state."""
+    rows = _MADE.get(state)
+    if rows is None:
+        rows = _MADE[state] = _rows(state)
     return rows
 
 

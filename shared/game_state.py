@@ -118,7 +118,6 @@ class GameState:
         self.sheet: Sheet = sheet([], self.rules, self.first_dealer)
         self.players_json = json.dumps(self.players)  # as the store keeps them, made once a game
         self.rules_json = json.dumps(asdict(self.rules))
-        self.projected: Any = None  # a store's rows of this state, kept by the store's projection
 
     @property
     def jack_draw(self) -> JackDraw | None:
@@ -143,7 +142,7 @@ class GameState:
             state = cls(e)
             for e in log[1:]:
                 if e.seq in undone or e.kind == ev.UNDONE:
-                    state.last_seq, state.updated_at, state.projected = e.seq, e.at, None
+                    state.last_seq, state.updated_at = e.seq, e.at
                     continue
                 state = state.apply(e)
         except Unfoldable:
@@ -166,7 +165,6 @@ class GameState:
             raise ActionRefused(f"{e.kind!r} is not an action on a game")
         new = copy.copy(self)
         new.hands = list(self.hands)
-        new.projected = None
         handler(new, e)
         new.last_seq, new.updated_at = e.seq, e.at
         return new
