@@ -313,8 +313,9 @@ def db_check(session: Session, file: str | None) -> None:
     import tempfile
     from pathlib import Path
 
+    from kiosk.backups import check_file, snapshot
     from kiosk.projection import Projection
-    from kiosk.store import Store, check_file, snapshot
+    from kiosk.store import Store
 
     path = Path(file) if file else session.config().db
     if not path.exists():
@@ -398,19 +399,20 @@ def db_backup(session: Session, folder: str | None, usb: str | None) -> None:
     import os
     from pathlib import Path
 
+    from kiosk.backups import back_up
     from kiosk.store import Store
 
     cfg = session.config()
     if not cfg.db.exists():
         fail([f"{cfg.db}: no database here yet"])
     # Straight from the file, without the start-up checks: a backup never restores or moves
-    # anything, and each copy is checked before it joins the set (see Store.backup).
+    # anything, and each copy is checked before it joins the set (see kiosk/backups.py).
     store = Store(cfg.db)
     try:
-        click.echo(str(store.backup(Path(folder) if folder else cfg.backup_dir, cfg.backups_keep)))
+        click.echo(str(back_up(store, Path(folder) if folder else cfg.backup_dir, cfg.backups_keep)))
         if usb:
             if os.path.ismount(usb):
-                click.echo(str(store.backup(Path(usb) / "clabber-backups", cfg.backups_keep)))
+                click.echo(str(back_up(store, Path(usb) / "clabber-backups", cfg.backups_keep)))
             else:
                 click.echo(f"no USB stick mounted at {usb}: kept on the Pi only", err=True)
     finally:
@@ -425,7 +427,7 @@ def db_restore(session: Session, file: str) -> None:
     """Put a backup in place of the database (stop the kiosk first); the replaced file is kept."""
     from pathlib import Path
 
-    from kiosk.store import restore
+    from kiosk.recovery import restore
 
     cfg = session.config()
     moved = restore(cfg.db, Path(file), cfg.damaged_dir)

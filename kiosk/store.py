@@ -4,6 +4,8 @@ The log (``events``) is the truth: triggers refuse any UPDATE or DELETE on it; c
 undo are new events. ``games``, ``hands`` and ``drafts`` are kept current in the same
 transaction as each event and can be rebuilt from the log at any time. Every connection runs
 in WAL mode with ``synchronous=FULL``, so a hand the screen calls saved survives a power cut.
+The schema is ``kiosk/schema.py``'s; backups ``kiosk/backups.py``'s; opening a damaged file
+``kiosk/recovery.py``'s.
 """
 
 from __future__ import annotations
@@ -13,85 +15,22 @@ import functools
 import json
 import logging
 import os
-import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
+from kiosk.schema import DERIVED, SCHEMA_VERSION, floor_of, migrate
 from shared.events import GAME_STARTED, GameEvent
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
-# For each schema, the oldest schema a kiosk may know and still use a database at it. A migration
-# that only adds (tables, columns, indexes, triggers) keeps the floor where it was: a kiosk rolled
-# back to the version before an update opens the database the new version migrated, with every
-# hand entered on it (tests/test_store_rollback.py holds every such migration to adding only).
-FLOORS = [1, 1]
-FLOOR_KEY = "schema_floor"  # a setting: the floor of the schema the database was last migrated to
-FULL_CHECK_AT_START = 64 * 1024 * 1024  # bytes: about 15,000 games
-BACKUP_PREFIX = "clabber-"
-BACKUP_OF_KEY = "backup_of"  # in a backup: the database it was taken of (its absolute path)
 NOTICES_KEY = "notices"
 MAX_NOTICES = 50
-MIN_FREE_AT_START = 256 * 1024  # bytes: a few hundred saves; less and the kiosk waits for space
-
-MIGRATIONS: list[str] = [
-    # 1: the log, its guards, the derived tables and settings. Each save writes the fewest pages
-    # it can: no AUTOINCREMENT (ids are never reused in an append-only log anyway), no index on
-    # columns that change with every save, and hands stored by their key alone.
-    """
-    CREATE TABLE events (
-        id INTEGER PRIMARY KEY,
-        game INTEGER NOT NULL,
-        seq INTEGER NOT NULL,
-        at TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        payload TEXT NOT NULL CHECK (json_valid(payload)),
-        action_id TEXT UNIQUE,
-        source TEXT NOT NULL,
-        authorised_by TEXT,
-        reason TEXT,
-        UNIQUE (game, seq)
-    );
-    CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events are never changed'); END;
-    CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
-    BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events are never deleted'); END;
-    CREATE TABLE games (
-        id INTEGER PRIMARY KEY, token TEXT NOT NULL UNIQUE, started_at TEXT, updated_at TEXT, status TEXT,
-        team_ns TEXT, team_ew TEXT, players TEXT, rules TEXT, first_dealer TEXT, dealer TEXT,
-        rules_dealer TEXT, hands INTEGER, total_ns INTEGER, total_ew INTEGER, winner TEXT, last_seq INTEGER
-    );
-    CREATE INDEX games_by_status ON games (status, id);
-    CREATE TABLE hands (
-        game INTEGER NOT NULL, number INTEGER NOT NULL, dealer TEXT, makers TEXT,
-        score_ns INTEGER, score_ew INTEGER, mark_ns TEXT, mark_ew TEXT, total_ns INTEGER, total_ew INTEGER,
-        "set" INTEGER, passed_out INTEGER, renege TEXT, corrected INTEGER, record TEXT,
-        entered_at TEXT, confirmed_at TEXT,
-        PRIMARY KEY (game, number)
-    ) WITHOUT ROWID;
-    CREATE TABLE drafts (game INTEGER PRIMARY KEY, record TEXT, entered INTEGER, "by" TEXT, updated_at TEXT);
-    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT);
-    """,
-    # 2: league games and the outbox (kiosk/outbox.py). A game started for a league meeting is
-    # listed with its meeting and sides in the transaction of its first event; each event of such
-    # a game is put in the outbox in its own transaction, until the league acknowledges it.
-    """
-    CREATE TABLE league_games (
-        game INTEGER PRIMARY KEY, meeting INTEGER NOT NULL, ns_team INTEGER NOT NULL, ew_team INTEGER NOT NULL,
-        acked INTEGER NOT NULL DEFAULT 0, held TEXT
-    );
-    CREATE TABLE outbox (game INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (game, seq)) WITHOUT ROWID;
-    """,
-]
-DERIVED = ("games", "hands", "drafts")
 
 
 class StoreError(RuntimeError):
@@ -102,17 +41,6 @@ class StoreTrouble(StoreError):
     """The database cannot be used now, though nothing says it is damaged: a full disk, a lock
     held by another program, a permission, a read-only file or disk. Nothing was moved or
     changed; trying again once the cause is gone is the cure."""
-
-
-@dataclass(frozen=True)
-class OpenReport:
-    """What happened when the database was opened, for the screen to show (None when all was well)."""
-
-    notice: str | None = None
-    moved_to: Path | None = None
-    restored_from: Path | None = None
-    reapplied: int = 0  # events read back from the damaged file and applied again
-    lost: tuple[str, ...] = ()  # the spans of events that could not be recovered, in words
 
 
 def now_utc() -> str:
@@ -200,60 +128,6 @@ def _connect(path: Path, readonly: bool = False, immutable: bool = False) -> sql
     return conn
 
 
-def check_file(path: Path, *, live: bool = False, thorough: bool = True) -> str | None:
-    """Why a database file is damaged, or None when it passes ``integrity_check``.
-
-    ``live`` opens it for writing, so that a write-ahead log left by a crash is recovered
-    rather than mistaken for damage. Without ``thorough`` only the header, the schema and the
-    newest rows are read (fast on any size). Only what SQLite calls corrupt counts as damage:
-    any other failure (full, locked, read-only, permissions, I/O) raises StoreTrouble, since
-    that is no reason to move the file aside."""
-    try:
-        conn = sqlite3.connect(path) if live else sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            if thorough:
-                result = conn.execute("PRAGMA integrity_check").fetchall()
-            else:
-                result = [("ok",)]
-                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-                if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'events'").fetchone():
-                    conn.execute("SELECT * FROM events ORDER BY id DESC LIMIT 50").fetchall()
-                    conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT 50").fetchall()
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            floor = _floor(conn, version, tables)
-        finally:
-            conn.close()
-    except sqlite3.Error as e:
-        if is_damage(e):
-            return f"not a readable SQLite database ({e})"
-        raise trouble(path, e) from None
-    if result != [("ok",)]:
-        return "integrity check failed: " + "; ".join(r[0] for r in result[:3])
-    if version > SCHEMA_VERSION and floor > SCHEMA_VERSION:
-        return f"made by a newer version of the kiosk (schema {version}, this one knows {SCHEMA_VERSION})"
-    if version >= 1 and "events" not in tables:
-        return "has no event log"
-    return None
-
-
-def _floor(conn: sqlite3.Connection, version: int, tables: set[str] | None = None) -> int:
-    """The oldest schema that may use this database: as its last migration wrote it, else its own."""
-    if version <= SCHEMA_VERSION:
-        return version
-    if tables is None:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    row = (
-        conn.execute("SELECT value FROM settings WHERE key = ?", (FLOOR_KEY,)).fetchone()
-        if "settings" in tables
-        else None
-    )
-    try:
-        return int(row[0]) if row else version
-    except ValueError:
-        return version
-
-
 def _upsert_sql(table: str, row: dict[str, Any], key: tuple[str, ...]) -> str:
     columns = ", ".join(f'"{c}"' for c in row)
     updates = ", ".join(f'"{c}" = excluded."{c}"' for c in row if c not in key)
@@ -292,7 +166,7 @@ class Store:
             self.conn = _connect(self.path, self.readonly, immutable)
             self.db = Database(self.conn)
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-            floor = _floor(self.conn, version)
+            floor = floor_of(self.conn, version)
         except sqlite3.Error as e:
             if is_damage(e):
                 raise StoreError(f"{self.path}: cannot open the database: {e}") from None
@@ -310,7 +184,8 @@ class Store:
                 self.conn.close()
                 raise StoreError(f"{self.path}: the kiosk has not set up this database yet")
             try:
-                self._migrate(version)
+                with self.writing() as db:
+                    migrate(db, version)
             except StoreError:
                 self.conn.close()
                 raise
@@ -329,16 +204,6 @@ class Store:
         except (sqlite3.Error, OSError) as e:
             self.conn.close()
             raise trouble(self.path, e) from None
-
-    def _migrate(self, version: int) -> None:
-        with self.writing():
-            for target in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in MIGRATIONS[target - 1].split(";\n"):
-                    if statement.strip():
-                        self.conn.execute(statement)
-                self.conn.execute(f"PRAGMA user_version = {target}")
-            floor = {"key": FLOOR_KEY, "value": str(FLOORS[SCHEMA_VERSION - 1])}
-            self.conn.execute(_upsert_sql("settings", floor, ("key",)), tuple(floor.values()))
 
     def close(self, fold_log: bool = False) -> None:
         """Closes the connection. ``fold_log`` (the kiosk's clean exit) first checkpoints the
@@ -604,45 +469,11 @@ class Store:
             raise
         return value
 
-    # ---- checks and backups ------------------------------------------------------------------------
+    # ---- checks ------------------------------------------------------------------------------------
 
     def integrity(self) -> list[str]:
         """SQLite's integrity check: ``["ok"]`` when the file is sound."""
         return [r[0] for r in self.conn.execute("PRAGMA integrity_check")]
-
-    def backup(self, folder: Path, keep: int) -> Path:
-        """A consistent copy of the live database (SQLite's online backup) into a rotating set."""
-        folder.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        target = folder / f"{BACKUP_PREFIX}{stamp}.db"
-        partial = target.with_suffix(".partial")
-        try:
-            dest = sqlite3.connect(partial)
-            try:
-                self.conn.backup(dest)
-                dest.execute("PRAGMA journal_mode = DELETE")
-                # The copy says whose it is: a restore takes only a database's own backups.
-                with dest:
-                    dest.execute(
-                        "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-                        (BACKUP_OF_KEY, str(self.path.resolve())),
-                    )
-            finally:
-                dest.close()
-            # The copy is checked, not the live file: nothing waits for the check, and a copy of
-            # a damaged file never joins the set and pushes a good one out.
-            why = check_file(partial)
-            if why is not None:
-                raise StoreError(f"the copy is damaged ({why}): run clabber db check")
-            _fsync(partial)
-            os.replace(partial, target)
-            _fsync(folder)
-        except (sqlite3.Error, OSError, StoreError) as e:
-            partial.unlink(missing_ok=True)
-            raise StoreError(f"backup to {folder} failed: {e}") from None
-        for old in backups(folder, of=self.path)[keep:]:  # another database's backups are not ours to drop
-            old.unlink(missing_ok=True)
-        return target
 
 
 def _identity(path: Path) -> tuple[int, int, int, int]:
@@ -659,6 +490,7 @@ def _writer_present(path: Path) -> bool:
 def open_reader(path: Path) -> Store:
     """A read-only connection, for a process that only shows games (the result pages).
 
+
     A reader of a WAL-mode file needs its ``-shm`` (and ``-wal``): a writer creates them and the
     last connection to close deletes them, and a reader on a read-only mount cannot create them.
     So when the kiosk is stopped the file cannot be opened as usual. With no ``-wal`` beside it no
@@ -673,256 +505,3 @@ def open_reader(path: Path) -> Store:
         if not cause.startswith("SQLITE_CANTOPEN") or not path.exists() or _writer_present(path):
             raise
         return Store(path, immutable=True)
-
-
-def _copy_into(source: Path, dest: Path, *, wal: bool = False) -> None:
-    """Copies a database file page by page with SQLite's backup API (sound even while it is in use).
-
-    ``wal``: the source may be in use by the kiosk, with a write-ahead log and no ``-shm`` yet, which
-    only a connection that may write can read; it waits for a lock up to five seconds."""
-    src = sqlite3.connect(source) if wal else sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    try:
-        if wal:
-            src.execute("PRAGMA busy_timeout = 5000")
-        out = sqlite3.connect(dest)
-        try:
-            src.backup(out)
-        finally:
-            out.close()
-    finally:
-        src.close()
-
-
-def backups(folder: Path, of: Path | None = None) -> list[Path]:
-    """The backups in a folder, newest first; ``of``: only those taken of that database (a folder
-    may hold the backups of several, and a copy that does not say whose it is belongs to none)."""
-    if not folder.is_dir():
-        return []
-    found = sorted(folder.glob(f"{BACKUP_PREFIX}*.db"), reverse=True)
-    if of is None:
-        return found
-    mine = str(of.resolve())
-    return [b for b in found if backup_of(b) == mine]
-
-
-def backup_of(backup: Path) -> str | None:
-    """The database a backup was taken of, as the copy says, or None."""
-    try:
-        conn = sqlite3.connect(f"file:{backup}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM settings WHERE key = ?", (BACKUP_OF_KEY,)).fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None
-    return row[0] if row else None
-
-
-def snapshot(path: Path, dest: Path) -> None:
-    """A consistent copy of ``path`` (with what its write-ahead log holds) made with SQLite's
-    online backup: a read transaction only, so the kiosk goes on saving meanwhile."""
-    try:
-        _copy_into(path, dest, wal=True)
-    except sqlite3.Error as e:
-        if is_damage(e):
-            raise StoreError(f"{path}: not a readable SQLite database ({e})") from None
-        raise trouble(path, e, "cannot take a snapshot to check") from None
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _parts(path: Path) -> list[Path]:
-    """The database file and its write-ahead log and shared memory, as far as they exist."""
-    return [p for p in (Path(str(path) + s) for s in ("", "-wal", "-shm")) if p.exists()]
-
-
-def _remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-
-
-def _aside_name(path: Path, folder: Path, why: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    return folder / f"{path.stem}-{why}-{stamp}{path.suffix}"
-
-
-def _move_aside(path: Path, folder: Path, why: str, target: Path | None = None) -> Path:
-    """Moves the file set into ``folder``, never overwriting. The main file is linked there first,
-    so that ``path`` is never missing until something replaces it."""
-    folder.mkdir(parents=True, exist_ok=True)
-    target = target or _aside_name(path, folder, why)
-    if path.exists():
-        try:
-            os.link(path, target)
-        except OSError:
-            shutil.move(path, target)
-    for suffix in ("-wal", "-shm"):
-        part = Path(str(path) + suffix)
-        if part.exists():
-            shutil.move(part, Path(str(target) + suffix))
-    return target
-
-
-def _usable(backup: Path) -> bool:
-    try:
-        return check_file(backup) is None
-    except StoreTrouble:
-        return False
-
-
-Replay = Callable[["Store", list[GameEvent]], int]
-
-
-def open_store(
-    path: Path,
-    backup_dir: Path,
-    damaged_dir: Path | None = None,
-    *,
-    replay: Replay | None = None,
-    writable: bool = True,
-) -> tuple[Store, OpenReport]:
-    """Opens the kiosk's database.
-
-    Only damage (SQLite says corrupt, ``integrity_check`` fails, the file is empty or gone while
-    backups exist) leads to a restore: the newest good backup, with every event that can still
-    be read from the damaged file applied again by ``replay``, and a notice kept in the database
-    that says what was lost. The damaged file is moved aside, never overwritten. Anything else
-    (full disk, lock, permissions, read-only) raises StoreTrouble and touches nothing.
-    ``writable``: also make sure a save could be written now (the kiosk; not a listing)."""
-    damaged_dir = damaged_dir or path.parent / "damaged"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        size = path.stat().st_size if path.exists() else None
-        have_backups = bool(backups(backup_dir, of=path))
-    except OSError as e:
-        raise trouble(path, e) from None
-    why = None
-    if size is None and have_backups:
-        why = "the database file is missing"
-    elif size == 0 and have_backups:
-        why = "the database file is empty (0 bytes)"
-    elif size:
-        # The whole file is checked at start while that is quick; a big one gets a probe at start
-        # and its full check from the nightly backup and `clabber db check`.
-        why = check_file(path, live=True, thorough=size <= FULL_CHECK_AT_START)
-        if why is not None and "newer version" in why:
-            raise StoreTrouble(f"{path}: {why}: install that version again; nothing was moved or changed")
-    report = OpenReport()
-    if why is not None:
-        report = _recover(path, backup_dir, damaged_dir, why, replay)
-        logging.getLogger("clabber.store").warning("%s", report.notice)
-    store = Store(path)
-    if writable:
-        store.check_writable(MIN_FREE_AT_START)
-    return store, report
-
-
-def _recover(path: Path, backup_dir: Path, damaged_dir: Path, why: str, replay: Replay | None) -> OpenReport:
-    """Builds the restored database beside the damaged one, then swaps it in; until the swap
-    nothing is moved, so a failure on the way (a full disk) leaves everything as it was."""
-    from kiosk.salvage import salvage
-
-    good = next((b for b in backups(backup_dir, of=path) if _usable(b)), None)
-    found = salvage(path) if path.exists() and path.stat().st_size > 0 else None
-    temp = path.with_name(path.name + ".restoring")
-    target = _aside_name(path, damaged_dir, "damaged")
-    needed = (good.stat().st_size if good else 0) + (found.size if found else 0) + MIN_FREE_AT_START
-    try:
-        _remove(temp)
-        if free_bytes(path.parent) < needed:
-            raise OSError(errno.ENOSPC, f"{needed // 1024} KiB needed")
-        if good is not None:
-            _copy_into(good, temp)
-        restored = Store(temp)
-        try:
-            reapplied = replay(restored, found.events) if replay and found and found.events else 0
-            lost = found.lost(restored.last_seq) if found else ()
-            notice = _restore_notice(why, target if path.exists() else None, good, found, reapplied, lost)
-            restored.add_notice(notice)
-        finally:
-            restored.close()
-        _remove(Path(str(temp) + "-journal"))
-        _fsync(temp)
-    except (OSError, sqlite3.Error, StoreError) as e:
-        _remove(temp)
-        doing = f"the database is damaged ({why}), but the backup could not be restored"
-        raise trouble(path, e, doing) from None
-    moved = _move_aside(path, damaged_dir, "damaged", target) if _parts(path) else None
-    os.replace(temp, path)
-    _fsync(path.parent)
-    return OpenReport(notice, moved, good, reapplied, lost)
-
-
-def _restore_notice(
-    why: str, moved: Path | None, good: Path | None, found: Any, reapplied: int, lost: tuple[str, ...]
-) -> str:
-    """What the owner is told: what happened, what came back, what must be entered again."""
-    text = (
-        f"{why[0].upper()}{why[1:]}." if why.startswith("the database file") else f"The database was damaged ({why})."
-    )
-    if moved is not None:
-        text += f" It was moved to {moved}."
-    if good is not None:
-        text += f" The backup of {_backup_time(good)} ({good.name}) was restored."
-    else:
-        text += " As no backup was found that passes the check, the kiosk started with an empty database."
-    if reapplied:
-        text += f" {reapplied} later events read back from the damaged file were applied again."
-    if lost:
-        text += " Lost, and must be entered again: " + "; ".join(lost) + "."
-    elif found is not None and found.complete:
-        text += " Nothing that was saved is lost."
-    if found is None or not found.complete:
-        since = "after the backup " if good is not None else ""
-        text += f" Hands saved {since}that could not be read back must be entered again."
-    return text
-
-
-def _backup_time(backup: Path) -> str:
-    stamp = backup.stem.removeprefix(BACKUP_PREFIX)
-    try:
-        return datetime.strptime(stamp, "%Y%m%dT%H%M%S%fZ").strftime("%Y-%m-%d %H:%M UTC")
-    except ValueError:
-        return stamp
-
-
-def restore(path: Path, source: Path, damaged_dir: Path) -> Path | None:
-    """Puts a backup in place of the live database, after checking it; the replaced file is kept.
-
-    The kiosk must not be running. The copy is made beside the database and renamed into place,
-    so a full disk cannot leave half a file. Returns where the replaced database went."""
-    if not source.is_file():
-        raise StoreError(f"{source}: will not restore: no such file")
-    try:
-        why = check_file(source)
-    except StoreError as e:
-        why = str(e)
-    if why is not None:
-        raise StoreError(f"{source}: will not restore: {why}")
-    temp = path.with_name(path.name + ".restoring")
-    target = _aside_name(path, damaged_dir, "replaced")
-    try:
-        _remove(temp)
-        if free_bytes(path.parent) < source.stat().st_size + MIN_FREE_AT_START:
-            raise OSError(errno.ENOSPC, "no space left")
-        _copy_into(source, temp)
-        restored = Store(temp)
-        try:
-            taken = f"{source}" + (f"; the replaced database is kept at {target}" if _parts(path) else "")
-            restored.add_notice(f"The backup {taken} was restored by clabber db restore.")
-        finally:
-            restored.close()
-        _fsync(temp)
-    except (OSError, sqlite3.Error, StoreError) as e:
-        _remove(temp)
-        raise trouble(path, e, "will not restore") from None
-    moved = _move_aside(path, damaged_dir, "replaced", target) if _parts(path) else None
-    os.replace(temp, path)
-    _fsync(path.parent)
-    return moved

@@ -28,9 +28,11 @@ from engine.rules import Rules, parse_rules
 from engine.scoring import HandScore, score_hand
 from engine.seats import parse_seat, seat_name
 from kiosk import league_link, league_words, outbox
+from kiosk.backups import back_up
 from kiosk.pin import hash_pin, lock_seconds, needs_rehash, pin_matches, say_seconds, valid_pin
 from kiosk.projection import rows_of
-from kiosk.store import OpenReport, Store, StoreError, now_utc, open_store
+from kiosk.recovery import OpenReport, open_store
+from kiosk.store import Store, StoreError, now_utc
 from kiosk.table_input import (
     LeagueSides,
     PlayerNames,
@@ -673,7 +675,7 @@ class Table:
 
     def backup(self, folder: Path, keep: int) -> Path:
         """A backup of the database now (the owner's "Back up now"); the path of the copy."""
-        return self.store.backup(folder, keep)
+        return back_up(self.store, folder, keep)
 
     def pending_score(self, game_id: int) -> HandScore | None:
         """The score the hand waiting for confirmation would put on the sheet (None if none waits)."""

@@ -22,7 +22,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TextIO
 
-from kiosk.store import open_store
+from kiosk.recovery import open_store
 from kiosk.table import Table
 
 

@@ -14,7 +14,7 @@ from kiosk.printer_config import printer_config
 from kiosk.receipt import facts_of
 from kiosk.receipt_escpos import receipt_of
 from kiosk.receipt_image import receipt_image
-from kiosk.store import open_store
+from kiosk.recovery import open_store
 from kiosk.table import Table
 from shared.game_state import GameState
 from tests.helpers import ROOT

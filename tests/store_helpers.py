@@ -9,7 +9,8 @@ import zoneinfo
 from collections.abc import Callable
 from pathlib import Path
 
-from kiosk.store import Store, open_store
+from kiosk.recovery import open_store
+from kiosk.store import Store
 from kiosk.table import Table
 
 QUICK_HANDS = [

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from kiosk.store import StoreTrouble, backups
+from kiosk.backups import back_up, backups
+from kiosk.store import StoreTrouble
 from kiosk.table import Table, open_table
 from tests.helpers import clabber_process as clabber
 from tests.helpers import unavailable
@@ -50,7 +51,7 @@ def played(db: Path, backup_after: int | None = 2, hands: int = 3) -> tuple[int,
     g = table.new_game(["Ruminers", "Mackeys"], first_dealer="N")
     for i, h in enumerate(QUICK_HANDS[:hands]):
         if i == backup_after:
-            table.store.backup(db.parent / "backups", keep=5)
+            back_up(table.store, db.parent / "backups", keep=5)
         g = table.add_hand(g.id, h)
     table.store.close(fold_log=True)
     return g.id, g.token
@@ -434,7 +435,7 @@ def test_events_readable_in_a_damaged_file_are_applied_again_on_the_backup(tmp_p
             g = table.add_hand(g.id, h)
         ids.append(g.id)
         if i == 9:
-            table.store.backup(tmp_path / "backups", keep=5)
+            back_up(table.store, tmp_path / "backups", keep=5)
     table.store.close(fold_log=True)
     damage_events_page(db, 0.7)
     table, report = open_table(db, tmp_path / "backups")

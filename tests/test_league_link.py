@@ -9,6 +9,7 @@ import stat
 import pytest
 
 from kiosk import league_link, outbox
+from kiosk.backups import back_up
 from kiosk.league_http import league_url
 from league.ingest.kiosks import Kiosks
 from league.store.core import Store
@@ -85,7 +86,7 @@ def test_the_key_is_kept_in_a_file_of_its_own_never_in_the_database_or_a_backup(
     assert path.read_text().strip() == key and stat.S_IMODE(path.stat().st_mode) == 0o600
     table.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     assert key.encode() not in (tmp_path / "kiosk.db").read_bytes()
-    backup = table.store.backup(tmp_path / "backups", keep=3)
+    backup = back_up(table.store, tmp_path / "backups", keep=3)
     assert key.encode() not in backup.read_bytes()
     # As a kiosk before kept it: in its database, no file.
     old = {**json.loads(table.store.setting(outbox.LINK_KEY)), "key": key}

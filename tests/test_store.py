@@ -6,8 +6,11 @@ import sqlite3
 
 import pytest
 
+from kiosk.backups import back_up, backups, check_file
 from kiosk.projection import project
-from kiosk.store import SCHEMA_VERSION, Store, StoreError, backups, check_file, open_store, restore
+from kiosk.recovery import open_store, restore
+from kiosk.schema import SCHEMA_VERSION
+from kiosk.store import Store, StoreError
 from kiosk.table import Table
 from tests.store_helpers import QUICK_HANDS, event_count, open_table
 
@@ -79,7 +82,7 @@ def damage(path):
 def test_a_damaged_database_is_moved_aside_and_the_newest_good_backup_restored(table, tmp_path):
     g = played(table)
     cfg_backups = tmp_path / "backups"
-    table.store.backup(cfg_backups, keep=5)
+    back_up(table.store, cfg_backups, keep=5)
     table.add_hand(g.id, QUICK_HANDS[2])  # saved after the backup
     path = table.store.path
     table.store.close()
@@ -137,7 +140,7 @@ def test_a_full_disk_refuses_the_save_and_keeps_the_log_consistent(table):
 def test_backups_rotate_and_restore_checks_the_file(table, tmp_path):
     played(table)
     folder = tmp_path / "backups"
-    made = [table.store.backup(folder, keep=3) for _ in range(5)]
+    made = [back_up(table.store, folder, keep=3) for _ in range(5)]
     assert backups(folder) == sorted(made[-3:], reverse=True)
     assert check_file(made[-1]) is None
     bad = tmp_path / "bad.db"
@@ -159,11 +162,11 @@ def test_backups_belong_to_their_database(tmp_path):
     folder = tmp_path / "backups"
     ours = open_table(tmp_path / "clabber.db")
     played(ours)
-    kept = [ours.store.backup(folder, keep=2) for _ in range(2)]
+    kept = [back_up(ours.store, folder, keep=2) for _ in range(2)]
     ours.store.close()
     other, report = open_store(tmp_path / "other.db", folder)  # a new database beside the first
     assert report.notice is None and Table(other).games() == []  # new: nothing restored into it
-    other.backup(folder, keep=1)
+    back_up(other, folder, keep=1)
     other.close()
     assert set(kept) <= set(backups(folder)) and backups(folder, of=tmp_path / "clabber.db") == kept[::-1]
     (tmp_path / "clabber.db").unlink()  # our own file gone: our newest backup comes back
@@ -176,7 +179,7 @@ def test_a_backup_that_does_not_say_whose_it_is_is_not_restored_by_itself(tmp_pa
     folder = tmp_path / "backups"
     ours = open_table(tmp_path / "clabber.db")
     played(ours)
-    made = ours.store.backup(folder, keep=2)
+    made = back_up(ours.store, folder, keep=2)
     ours.store.close()
     with sqlite3.connect(made) as conn:  # as an older kiosk made them
         conn.execute("DELETE FROM settings WHERE key = 'backup_of'")

@@ -11,8 +11,9 @@ import sqlite3
 
 import pytest
 
-from kiosk import store as store_module
-from kiosk.store import FLOOR_KEY, FLOORS, MIGRATIONS, SCHEMA_VERSION, StoreTrouble, open_store
+from kiosk.recovery import open_store
+from kiosk.schema import FLOOR_KEY, FLOORS, MIGRATIONS, SCHEMA_VERSION
+from kiosk.store import Store, StoreTrouble
 from tests.store_helpers import QUICK_HANDS, open_table
 
 ADDS = re.compile(
@@ -92,5 +93,5 @@ def test_a_database_the_old_kiosk_cannot_read_is_refused_in_words_and_left_alone
     with pytest.raises(StoreTrouble, match=r"made by a newer version of the kiosk .* nothing was moved or changed"):
         open_store(db, tmp_path / "backups")
     with pytest.raises(StoreTrouble, match="made by a newer version of the kiosk"):
-        store_module.Store(db)
+        Store(db)
     assert db.read_bytes() == before and not (tmp_path / "damaged").exists()

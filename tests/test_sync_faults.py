@@ -26,7 +26,8 @@ from typing import Any, ClassVar
 import pytest
 
 from kiosk import league_link, outbox, sync
-from kiosk.store import restore
+from kiosk.backups import back_up
+from kiosk.recovery import restore
 from league.ingest.kiosks import Kiosks
 from tests import crash_writer
 from tests.helpers import unavailable
@@ -490,7 +491,7 @@ def test_a_restored_older_backup_is_flagged_on_both_sides_and_nothing_is_overwri
     with worker(kiosk.path) as running:
         kiosk.play(6)  # game 1 under way
         wait_until(lambda: delivered(kiosk), 20)
-        backup = kiosk.store.backup(tmp_path / "backups", keep=5)
+        backup = back_up(kiosk.store, tmp_path / "backups", keep=5)
         at_backup = kiosk.store.last_seq(1)
         while kiosk.game.status == "open":  # game 1 to its end, then game 2 begun
             kiosk.hand()

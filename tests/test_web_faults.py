@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from kiosk.store import restore
+from kiosk.backups import back_up
+from kiosk.recovery import restore
 from shared.http.guard import HEAD_TIMEOUT
 from tests.store_helpers import open_table
 from tests.web_helpers import Server, fetch, finished_game, free_port
@@ -305,7 +306,7 @@ def test_a_restored_file_is_read_under_a_running_server(tmp_path):
     table = open_table(db)
     game = table.new_game(["Ruminers", "Mackeys"], first_dealer="N")
     game = table.add_hand(game.id, {"trump": "H", "maker": "E", "points": {"NS": 70, "EW": 92}})
-    backup = table.store.backup(tmp_path / "backups", keep=3)  # one hand on the sheet
+    backup = back_up(table.store, tmp_path / "backups", keep=3)  # one hand on the sheet
     while game.status == "open":
         game = table.add_hand(game.id, {"trump": "S", "maker": "N", "points": {"NS": 162, "EW": 0}})
     table.store.close()

@@ -63,7 +63,7 @@ class League:
 
     def queue(self, db: Path, hands: int) -> None:
         """``hands`` more hands of a league game on the kiosk, waiting for the worker (a new game when none is open)."""
-        from kiosk.store import open_store
+        from kiosk.recovery import open_store
         from kiosk.table import Table
 
         store, _ = open_store(db, db.parent / "backups")
@@ -214,7 +214,7 @@ def main() -> None:
         try:
             db = folder / "games-1000.db"
             generate(db, 1000)
-            from kiosk.store import open_store
+            from kiosk.recovery import open_store
             from kiosk.table import Table
 
             in_league = folder / "league-kiosk" / "games-1000.db"

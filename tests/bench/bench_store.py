@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 from kiosk.projection import project, rows_of
-from kiosk.store import Store, open_store
+from kiosk.recovery import open_store
+from kiosk.store import Store
 from kiosk.table import Table
 
 BENCH_DIR = Path(os.environ.get("CLABBER_BENCH_DIR", "/tmp/clabber-bench"))

@@ -12,7 +12,7 @@ from kivy.core.window import Window
 from kivy.tests.common import UnitTestTouch
 from kivy.uix.recycleview import views as recycled_views
 
-from kiosk.store import open_store
+from kiosk.recovery import open_store
 from kiosk.table import Table
 from kiosk.ui import theme
 from kiosk.ui.app import KioskRoot, load_style

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kivy.core.window import Window
 
+from kiosk.backups import back_up
 from tests.store_helpers import QUICK_HANDS
 
 
@@ -15,7 +16,7 @@ def restored_with_a_notice(db):
     table.set_pin("582917")
     g = table.new_game(["Ruminers", "Mackeys"], first_dealer="N")
     table.add_hand(g.id, QUICK_HANDS[0])
-    table.store.backup(db.parent / "backups", keep=3)
+    back_up(table.store, db.parent / "backups", keep=3)
     table.store.close()
     db.unlink()
 

@@ -13,7 +13,7 @@ import random
 import sys
 from pathlib import Path
 
-from kiosk.store import open_store
+from kiosk.recovery import open_store
 from kiosk.table import Table
 
 
