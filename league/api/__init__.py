@@ -1,1 +1,1 @@
-"""The kiosk API: enrolment, keys, pushes of kiosks' games, tonight's meetings and the rulings."""
+"""The kiosk API over HTTP (``app.py``): requests read, answers written; the work is league/ingest/'s."""
