@@ -19,6 +19,7 @@ from engine.seats import seat_name
 from league.organiser.actions import Organiser
 from league.store import kiosks as ks
 from league.store.core import Reader, Store
+from league.store.rows import DivisionRow
 from shared.events import event_of
 from shared.game_state import FOLD_ERRORS, GameState
 from shared.present import cell
@@ -94,7 +95,7 @@ class Board:
                 return None
             meetings = ks.meetings_on(r.conn, venue, night)
             names: dict[int, str] = {}
-            divisions: dict[int, dict[str, Any]] = {}
+            divisions: dict[int, DivisionRow] = {}
             for m in meetings:
                 if m["division_id"] not in divisions:
                     d = r.division(m["division_id"])

@@ -15,6 +15,7 @@ from league.ingest.refused import KioskRefused
 from league.organiser.counting import count_game
 from league.store import kiosks as ks
 from league.store.core import Writer, stamp
+from league.store.rows import MeetingWithSettings
 from shared.events import GAME_STARTED, event_text
 from shared.game_state import OPEN
 
@@ -113,7 +114,7 @@ def _bind(w: Writer, kiosk: Row, pushed: Pushed, now: str) -> Row:
     return {**row, "league_game": None, "note": None}
 
 
-def _ns_team(m: Row, pushed: Pushed) -> int | None:
+def _ns_team(m: MeetingWithSettings, pushed: Pushed) -> int | None:
     """The meeting's team at NS: as the kiosk says, else by the names the game was started with;
     None when neither tells (the game is kept; its result then waits for the organiser's ruling)."""
     pair = (m["team_a"], m["team_b"])
@@ -121,11 +122,16 @@ def _ns_team(m: Row, pushed: Pushed) -> int | None:
         if {pushed.sides["NS"], pushed.sides["EW"]} != set(pair):
             raise KioskRefused(f"game {pushed.game}: sides must be meeting {m['id']}'s teams {pair[0]} and {pair[1]}")
         return pushed.sides["NS"]
-    names = {" ".join(str(m[f"team_{side}_name"] or "").split()).casefold(): m[f"team_{side}"] for side in "ab"}
+    names = {_tidy(m["team_a_name"]): m["team_a"], _tidy(m["team_b_name"]): m["team_b"]}
     first = next((e for e in pushed.events if e.seq == 1 and e.kind == GAME_STARTED), None)
     teams = first.payload.get("teams") if first is not None else None
     if isinstance(teams, dict) and isinstance(teams.get("NS"), str) and isinstance(teams.get("EW"), str):
-        ns, ew = (names.get(" ".join(teams[k].split()).casefold()) for k in ("NS", "EW"))
+        ns, ew = (names.get(_tidy(teams[k])) for k in ("NS", "EW"))
         if ns is not None and ew is not None and ns != ew:
             return int(ns)
     return None
+
+
+def _tidy(name: str | None) -> str:
+    """A team's name as a kiosk's typed one is compared with it: spaces tidied, any case."""
+    return " ".join((name or "").split()).casefold()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.text import MAX_NAME, looks_blank, text_problem
 from league.organiser.night import NIGHT_ENDS, TIME_ZONE, check_clock
@@ -20,6 +20,7 @@ from league.store import events as ev
 from league.store import tables as tb
 from league.store.core import Reader, Store, Writer
 
+R = TypeVar("R")  # a row of some table
 MOST_NAME = 200
 MOST_TABLES = 100
 MOST_SUBSTITUTES = 10
@@ -46,7 +47,7 @@ def _plain(text: str, what: str, kind: str) -> None:
         raise LeagueRefused(f"{what}: the {kind} shows no letter or digit")
 
 
-def _need(row: dict[str, Any] | None, what: str, id_: int) -> dict[str, Any]:
+def _need(row: R | None, what: str, id_: int) -> R:
     if row is None:
         raise LeagueRefused(f"there is no {what} {id_}")
     return row
@@ -185,6 +186,7 @@ class Organiser:
             new_venue = m["venue_id"] if venue is None else venue
             new_table = m["table_number"] if table is None and venue is None else table
             league = self._league_of_division(w, m["division_id"])
+            assert new_venue is not None  # every meeting with games is given a venue when it is made
             v = _need(w.venue(new_venue), "venue", new_venue)
             if v["league_id"] != league:
                 raise LeagueRefused(f"venue {new_venue} is not one of this league's venues")
@@ -504,6 +506,7 @@ def advance_playoffs(w: Writer, meeting: int) -> None:
     settings = Organiser._settings_of_division(w, m["division_id"])
     made = _need(w.playoffs(m["division_id"]), "playoffs of division", m["division_id"])
     seeds = {t: i + 1 for i, t in enumerate(json.loads(made["teams"]))}
+    assert m["team_b"] is not None  # a playoff meeting is made once both its teams are known
     games = [Result(m["team_a"], m["team_b"], g["points_a"], g["points_b"], g["outcome"]) for g in w.games(meeting)]
     winner = meeting_winner(m["team_a"], m["team_b"], games, settings.games_per_meeting, seeds, m["forfeit_team"])
     if winner is None or winner == match["winner"]:

@@ -21,6 +21,7 @@ from league.store import kiosks as ks
 from league.store import stats as fs
 from league.store import tables as tb
 from league.store.core import Writer
+from league.store.rows import GameRow, MeetingWithSettings
 from shared.game_state import ABANDONED, OPEN, GameState
 
 # How far a kiosk's clock may run ahead of the league's: a Pi sets its clock from the network, and one
@@ -49,8 +50,11 @@ def count_game(w: Writer, kiosk: Row, bound: Row, state: GameState | None, now: 
     if bound["league_game"] is not None:
         g = w.game(bound["league_game"])
         assert g is not None
-        if g["ruled_reason"] is None and any(g[k] != v for k, v in figures.items()):
-            w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures}, lines=lines)
+        held_now = {"points_a": g["points_a"], "points_b": g["points_b"], "outcome": g["outcome"], "note": g["note"]}
+        if g["ruled_reason"] is None and held_now != figures:
+            w.append(
+                ev.GAME_PLAYED, {**_who(g["id"], g["meeting_id"], g["number"], kiosk, bound), **figures}, lines=lines
+            )
             _advance(w, kiosk, bound, m, g["id"])
         else:  # the result stands (as played, or as ruled): the figures may still have changed
             fs.write_result(w.conn, g["id"], lines)
@@ -64,15 +68,17 @@ def count_game(w: Writer, kiosk: Row, bound: Row, state: GameState | None, now: 
     if full is not None:
         ks.set_result(w.conn, kiosk["id"], bound["game"], None, full)
         return
-    g = {"id": w.next_id(tb.games), "meeting_id": m["id"], "number": _next_number(played)}
+    game = w.next_id(tb.games)
     new = fs.NewGame(outcome, m["team_a"], m["team_b"])
-    w.append(ev.GAME_PLAYED, {**_who(g, kiosk, bound), **figures}, lines=lines, new=new)
-    ks.set_result(w.conn, kiosk["id"], bound["game"], g["id"], note)
-    bound["league_game"] = g["id"]
-    _advance(w, kiosk, bound, m, g["id"])
+    w.append(
+        ev.GAME_PLAYED, {**_who(game, m["id"], _next_number(played), kiosk, bound), **figures}, lines=lines, new=new
+    )
+    ks.set_result(w.conn, kiosk["id"], bound["game"], game, note)
+    bound["league_game"] = game
+    _advance(w, kiosk, bound, m, game)
 
 
-def _held(w: Writer, kiosk: Row, m: Row, state: GameState, now: dt.datetime) -> str | None:
+def _held(w: Writer, kiosk: Row, m: MeetingWithSettings, state: GameState, now: dt.datetime) -> str | None:
     """Why a kiosk's finished game is not counted by itself (None: it is): it counts only for a
     meeting at that kiosk's table, begun on that meeting's league night and not later than the
     league's clock says it is now. A stolen key (or a kiosk's wrong clock, or the wrong meeting
@@ -103,7 +109,7 @@ def _started(state: GameState) -> dt.datetime | None:
     return at if at.tzinfo is not None else None
 
 
-def _advance(w: Writer, kiosk: Row, bound: Row, m: Row, league_game: int) -> None:
+def _advance(w: Writer, kiosk: Row, bound: Row, m: MeetingWithSettings, league_game: int) -> None:
     """A playoff match this game decides sends its winner on. When the bracket has moved past it (the
     next match already played), the table's result is still kept, with a note for the organiser."""
     if m["stage"] != tb.PLAYOFFS:
@@ -114,17 +120,20 @@ def _advance(w: Writer, kiosk: Row, bound: Row, m: Row, league_game: int) -> Non
         ks.set_result(w.conn, kiosk["id"], bound["game"], league_game, f"the bracket was not changed: {e}")
 
 
-def _who(g: Row, kiosk: Row, bound: Row) -> Row:
+def _who(game: int, meeting: int, number: int, kiosk: Row, bound: Row) -> Row:
+    """Which league game a kiosk game's result is, and which kiosk game it came from."""
     return {
-        "game": g["id"],
-        "meeting": g["meeting_id"],
-        "number": g["number"],
+        "game": game,
+        "meeting": meeting,
+        "number": number,
         "kiosk": kiosk["id"],
         "kiosk_game": bound["game"],
     }
 
 
-def _figures(state: GameState, season_rules: Rules, bound: Row, m: Row) -> tuple[int, int, str | None, str | None]:
+def _figures(
+    state: GameState, season_rules: Rules, bound: Row, m: MeetingWithSettings
+) -> tuple[int, int, str | None, str | None]:
     """A kiosk game's result in the meeting's terms: points of team a and b, the outcome, and the note."""
     ns, ew = state.sheet.totals
     if bound["ns_team"] is None:  # kept, never guessed: the organiser rules with the sheet in hand
@@ -134,7 +143,7 @@ def _figures(state: GameState, season_rules: Rules, bound: Row, m: Row) -> tuple
     return (ns, ew, outcome, note) if ns_is_a else (ew, ns, outcome, note)
 
 
-def _no_room(meeting: int, played: list[Row], outcome: str | None, games_per_meeting: int) -> str | None:
+def _no_room(meeting: int, played: list[GameRow], outcome: str | None, games_per_meeting: int) -> str | None:
     """Why a game that counts finds no place left at its meeting (None: it has one); a game that counts
     for nobody always has."""
     if outcome is None or sum(g["outcome"] is not None for g in played) < games_per_meeting:
@@ -142,7 +151,7 @@ def _no_room(meeting: int, played: list[Row], outcome: str | None, games_per_mee
     return f"meeting {meeting} already has its {games_per_meeting} game(s): this one is not counted"
 
 
-def _next_number(played: list[Row]) -> int:
+def _next_number(played: list[GameRow]) -> int:
     """The number of a meeting's next game."""
     return max((g["number"] for g in played), default=0) + 1
 

@@ -172,7 +172,7 @@ class Fleet:
         with self.store.read() as r:
             enrolled = ks.all_kiosks(r.conn)
             said = fl.reports(r.conn)
-            venues = {v: (r.venue(v) or {}).get("name") for v in {k["venue_id"] for k in enrolled}}
+            venues = {v: row["name"] if (row := r.venue(v)) else None for v in {k["venue_id"] for k in enrolled}}
         keys = ("version", "slot", "free_bytes", "last_sync", "reported_at")
         out = []
         for k in enrolled:

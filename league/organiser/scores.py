@@ -7,7 +7,6 @@ reason, not a score."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from engine.game import winners_at
 from engine.rules import Rules
@@ -16,6 +15,7 @@ from engine.seats import EW, NS
 from league.organiser.season import LeagueRefused
 from league.organiser.standings import TIE, A, B, Line
 from league.store.core import Reader
+from league.store.rows import MeetingRow
 
 WINNER = {A: NS, B: EW, TIE: None}  # a result's words as the engine's winner: team a is taken as NS
 
@@ -66,7 +66,7 @@ def ordinal(n: int) -> str:
 
 def said_of_game(
     r: Reader,
-    m: dict[str, Any],
+    m: MeetingRow,
     points_a: int,
     points_b: int,
     outcome: str | None,
@@ -75,7 +75,9 @@ def said_of_game(
 ) -> str:
     """A recorded game in a sentence, with where it puts its teams: "Aces beat Kings 506–312; Aces go
     up to 1st, Kings stay 3rd." (the standings' places only for a round-robin meeting)."""
-    a, b = (r.team(m[f"team_{side}"]) for side in "ab")
+    team_b = m["team_b"]
+    assert team_b is not None  # a bye has no games
+    a, b = r.team(m["team_a"]), r.team(team_b)
     name = {A: a["name"] if a else "team a", B: b["name"] if b else "team b"}
     if outcome is None:
         return f"{name[A]} and {name[B]}'s game, abandoned at {points_a}–{points_b}, counts for nobody."
@@ -87,7 +89,7 @@ def said_of_game(
         scores = (points_a, points_b) if won == A else (points_b, points_a)
         said = f"{name[won]} beat {name[lost]} {scores[0]}–{scores[1]}"
         order = [won, lost]
-    ids = {A: m["team_a"], B: m["team_b"]}
+    ids = {A: m["team_a"], B: team_b}
     was = {x.team: x.position for x in before}
     now = {x.team: x.position for x in after}
     places = []

@@ -22,6 +22,7 @@ from league.organiser.figures import fold
 from league.organiser.season import LeagueRefused
 from league.store import kiosks as ks
 from league.store.core import Reader, Store
+from league.store.rows import LeagueRow, SeasonRow
 from shared.present import corrections_of
 
 FORMATS = ("csv", "json")
@@ -59,7 +60,7 @@ GAMES_COLUMNS = (
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _season(r: Reader, season: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def _season(r: Reader, season: int) -> tuple[SeasonRow, LeagueRow]:
     s = r.season(season)
     if s is None:
         raise LeagueRefused(f"there is no season {season}")

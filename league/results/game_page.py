@@ -9,6 +9,7 @@ from typing import Any
 from engine.seats import SEAT_NAMES
 from league.store import kiosks as ks
 from league.store.core import Reader
+from league.store.rows import MeetingRow
 from shared.game_state import ActionRefused, GameState
 from shared.present import corrections_of, hand_summary, page_lines
 from shared.present import rows as sheet_rows
@@ -43,12 +44,12 @@ def game_view(r: Reader, game_id: int) -> dict[str, Any] | None:
         "note": g["note"] or "",
         "table": None,
     }
-    if g["kiosk_id"] is not None:
+    if g["kiosk_id"] is not None and g["kiosk_game"] is not None:
         view["table"] = _table_view(r, g["kiosk_id"], g["kiosk_game"], m, names)
     return view
 
 
-def _table_view(r: Reader, kiosk: int, game: int, m: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
+def _table_view(r: Reader, kiosk: int, game: int, m: MeetingRow, names: dict[int, str]) -> dict[str, Any] | None:
     bound, stored = ks.game_of(r.conn, kiosk, game)
     applied = ks.applied_events(r.conn, kiosk, game)
     try:
@@ -57,7 +58,10 @@ def _table_view(r: Reader, kiosk: int, game: int, m: dict[str, Any], names: dict
         return None  # cannot happen for events accepted one by one; the result above still stands
     ns = bound["ns_team"] if bound else m["team_a"]
     ew = m["team_b"] if ns == m["team_a"] else m["team_a"]
-    teams = {"NS": names.get(ns, state.teams["NS"]), "EW": names.get(ew, state.teams["EW"])}
+    teams = {
+        "NS": names.get(ns, state.teams["NS"]),
+        "EW": state.teams["EW"] if ew is None else names.get(ew, state.teams["EW"]),
+    }
     return {
         "teams": teams,
         "totals": dict(zip(("NS", "EW"), state.sheet.totals, strict=True)),

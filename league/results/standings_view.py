@@ -131,8 +131,8 @@ def team_games(r: Reader, team: int) -> list[dict[str, Any]]:
                     "round": m["round"],
                     "number": g["number"],
                     "label": f"R{m['round']}" + (f"·{g['number']}" if g["number"] > 1 else ""),
-                    "scored": g[f"points_{ours}"],
-                    "conceded": g["points_b" if ours == "a" else "points_a"],
+                    "scored": g["points_a"] if ours == "a" else g["points_b"],
+                    "conceded": g["points_b"] if ours == "a" else g["points_a"],
                     "kiosk": (g["kiosk_id"], g["kiosk_game"]) if g["kiosk_id"] is not None else None,
                 }
             )

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -28,6 +28,18 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from league.store import events as ev
 from league.store import fleet as _fleet  # noqa: F401  (its tables are in the schema)
 from league.store.events import LeagueEvent
+from league.store.rows import (
+    DivisionRow,
+    GameRow,
+    LeagueRow,
+    MeetingRow,
+    MeetingWithSettings,
+    PlayoffMatchRow,
+    PlayoffsRow,
+    SeasonRow,
+    TeamRow,
+    VenueRow,
+)
 from league.store.stats import NewGame, sum_teams, write_result
 from league.store.tables import (
     PLAYOFFS,
@@ -184,35 +196,37 @@ class Reader:
         """The rows as dicts; ``params`` for a statement built once with bind parameters."""
         return [dict(r._mapping) for r in self.conn.execute(query, params)]
 
-    def league(self, id_: int) -> dict[str, Any] | None:
-        return self._one(leagues, id_)
+    def league(self, id_: int) -> LeagueRow | None:
+        return cast("LeagueRow | None", self._one(leagues, id_))
 
-    def league_named(self, name: str) -> dict[str, Any] | None:
-        return _row(self.conn.execute(sa.select(leagues).where(leagues.c.name == name)).first())
+    def league_named(self, name: str) -> LeagueRow | None:
+        return cast(
+            "LeagueRow | None", _row(self.conn.execute(sa.select(leagues).where(leagues.c.name == name)).first())
+        )
 
     def leagues(self) -> list[dict[str, Any]]:
         return self._all(sa.select(leagues).order_by(leagues.c.id))
 
-    def season(self, id_: int) -> dict[str, Any] | None:
-        return self._one(seasons, id_)
+    def season(self, id_: int) -> SeasonRow | None:
+        return cast("SeasonRow | None", self._one(seasons, id_))
 
     def seasons(self, league: int) -> list[dict[str, Any]]:
         return self._all(sa.select(seasons).where(seasons.c.league_id == league).order_by(seasons.c.id))
 
-    def division(self, id_: int) -> dict[str, Any] | None:
-        return self._one(divisions, id_)
+    def division(self, id_: int) -> DivisionRow | None:
+        return cast("DivisionRow | None", self._one(divisions, id_))
 
     def divisions(self, season: int) -> list[dict[str, Any]]:
         return self._all(sa.select(divisions).where(divisions.c.season_id == season).order_by(divisions.c.id))
 
-    def team(self, id_: int) -> dict[str, Any] | None:
-        return self._one(teams, id_)
+    def team(self, id_: int) -> TeamRow | None:
+        return cast("TeamRow | None", self._one(teams, id_))
 
     def teams(self, division: int) -> list[dict[str, Any]]:
         return self._all(sa.select(teams).where(teams.c.division_id == division).order_by(teams.c.id))
 
-    def venue(self, id_: int) -> dict[str, Any] | None:
-        return self._one(venues, id_)
+    def venue(self, id_: int) -> VenueRow | None:
+        return cast("VenueRow | None", self._one(venues, id_))
 
     def clock_of_venue(self, venue: int) -> tuple[str, int] | None:
         """The time zone and the hour nights end of the league a venue belongs to."""
@@ -229,15 +243,15 @@ class Reader:
     def rounds(self, division: int) -> list[dict[str, Any]]:
         return self._all(sa.select(rounds).where(rounds.c.division_id == division).order_by(rounds.c.number))
 
-    def meeting(self, id_: int) -> dict[str, Any] | None:
+    def meeting(self, id_: int) -> MeetingRow | None:
         """A meeting with its round's number, date and division."""
-        return _row(self.conn.execute(_MEETING.where(meetings.c.id == id_)).first())
+        return cast("MeetingRow | None", _row(self.conn.execute(_MEETING.where(meetings.c.id == id_)).first()))
 
-    def meeting_with_settings(self, id_: int) -> dict[str, Any] | None:
+    def meeting_with_settings(self, id_: int) -> MeetingWithSettings | None:
         """A meeting as ``meeting`` gives it, with its season's settings (JSON, as stored) as
         ``season_settings`` and its teams' names (``team_a_name``, ``team_b_name``: a push's new game
         is told its sides by them): what a kiosk game's binding and result need, in one read."""
-        return _row(self.conn.execute(_MEETING_WITH_SETTINGS, {"id": id_}).first())
+        return cast("MeetingWithSettings | None", _row(self.conn.execute(_MEETING_WITH_SETTINGS, {"id": id_}).first()))
 
     def meetings(self, division: int) -> list[dict[str, Any]]:
         """The division's meetings (byes included) in round order, each with its round's number, date and stage."""
@@ -249,11 +263,13 @@ class Reader:
         )
         return self._all(q)
 
-    def game(self, id_: int) -> dict[str, Any] | None:
-        return self._one(games, id_)
+    def game(self, id_: int) -> GameRow | None:
+        return cast("GameRow | None", self._one(games, id_))
 
-    def games(self, meeting: int) -> list[dict[str, Any]]:
-        return self._all(sa.select(games).where(games.c.meeting_id == meeting).order_by(games.c.number))
+    def games(self, meeting: int) -> list[GameRow]:
+        return cast(
+            "list[GameRow]", self._all(sa.select(games).where(games.c.meeting_id == meeting).order_by(games.c.number))
+        )
 
     def division_games(self, division: int, stage: str | None = None) -> list[dict[str, Any]]:
         """Every game of the division (of one stage, if given) with its meeting's teams."""
@@ -268,9 +284,12 @@ class Reader:
             q = q.where(rounds.c.stage == stage)
         return self._all(q)
 
-    def playoffs(self, division: int) -> dict[str, Any] | None:
+    def playoffs(self, division: int) -> PlayoffsRow | None:
         """The division's playoffs: its seeded teams (a JSON list), or None when it has none."""
-        return _row(self.conn.execute(sa.select(playoffs).where(playoffs.c.division_id == division)).first())
+        return cast(
+            "PlayoffsRow | None",
+            _row(self.conn.execute(sa.select(playoffs).where(playoffs.c.division_id == division)).first()),
+        )
 
     def playoff_matches(self, division: int) -> list[dict[str, Any]]:
         """The bracket's matches round by round, each with its round's date."""
@@ -282,13 +301,13 @@ class Reader:
         )
         return self._all(q)
 
-    def playoff_match(self, id_: int) -> dict[str, Any] | None:
-        return self._one(playoff_matches, id_)
+    def playoff_match(self, id_: int) -> PlayoffMatchRow | None:
+        return cast("PlayoffMatchRow | None", self._one(playoff_matches, id_))
 
-    def playoff_match_of_meeting(self, meeting: int) -> dict[str, Any] | None:
+    def playoff_match_of_meeting(self, meeting: int) -> PlayoffMatchRow | None:
         """The bracket's match a meeting is played for; None for a round-robin meeting."""
         q = sa.select(playoff_matches).where(playoff_matches.c.meeting_id == meeting)
-        return _row(self.conn.execute(q).first())
+        return cast("PlayoffMatchRow | None", _row(self.conn.execute(q).first()))
 
     def standing_totals(self, division: int) -> list[dict[str, int]]:
         """Each team's played, won, lost, tied, points_for and points_against (``team_totals``)."""
