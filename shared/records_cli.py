@@ -99,10 +99,15 @@ def replay(file: str) -> None:
 @click.command()
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="The values as JSON: {'NS': …, 'EW': …, 'cards': …}.")
-def solve(file: str, as_json: bool) -> None:
+@click.option("--odds", is_flag=True, help="The bid's odds from what its maker knew: their cards and the up card.")
+@click.option("--deals", type=click.IntRange(1, 100_000), default=400, show_default=True, help="Deals for --odds.")
+@click.option("--seed", type=click.IntRange(0, 2**63), default=0, show_default=True, help="The seed for --odds.")
+def solve(file: str, as_json: bool, odds: bool, deals: int, seed: int) -> None:
     """With every card open: the card points each team takes with best play by both sides from the
     record's position (its hands, trump, maker and any plays so far; a hand played out, from its
-    first lead), and what each card the player to move may play leads to."""
+    first lead), and what each card the player to move may play leads to. With --odds: how often
+    the bid makes over the deals its maker could have faced (their six cards and the up card known,
+    the rest dealt at random, each deal solved and scored with its melds and bell)."""
     from engine.cards import card_name, card_symbol, cards_in
     from engine.record import read_hand
     from engine.seats import seat_name
@@ -111,6 +116,8 @@ def solve(file: str, as_json: bool) -> None:
 
     def work(obj: Any) -> str:
         hand = read_hand(obj, complete=False).hand
+        if odds:
+            return _odds(hand, deals, seed, as_json)
         try:
             position = position_of(hand, 0 if len(hand.plays) == 24 else None)
         except ValueError as e:
@@ -137,6 +144,26 @@ def solve(file: str, as_json: bool) -> None:
         return terminal_safe("\n".join(lines), keep="\n")
 
     run_on(file, work)
+
+
+def _odds(hand: Any, deals: int, seed: int, as_json: bool) -> str:
+    """``clabber solve --odds``: the bid's odds, in words or as JSON."""
+    from engine.cards import SUIT_SYMBOLS, suit_name
+    from engine.odds import odds_of_bid
+    from engine.seats import seat_name
+
+    found = odds_of_bid(hand, deals, seed)
+    if found is None or hand.maker is None or hand.trump is None:
+        raise EntryError("--odds needs the bid (trump and maker) and the maker's six cards (hands)")
+    maker, trump = seat_name(hand.maker), hand.trump
+    if as_json:
+        fields = {"maker": maker, "trump": suit_name(trump), "deals": found.deals, "made": found.made}
+        exact = {"exhaustive": found.exhaustive, "seed": seed}
+        return dump({**fields, "set": found.set, "chance": found.chance, "margin": found.margin, **exact})
+    return terminal_safe(
+        f"{maker}'s play on {SUIT_SYMBOLS[trump]}: {found.words(maker)}; set in the others"
+        " (each deal played with best play by both sides, every card open)"
+    )
 
 
 COMMANDS = (score, sheet, replay, solve)

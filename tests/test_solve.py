@@ -224,6 +224,17 @@ def test_a_position_is_worth_the_best_of_its_lawful_cards(rng, plays):
     assert solution.best == card_set(c for c, v in each.items() if v[team] == solution.points[team])
 
 
+@given(rngs, st.integers(0, 23), st.sampled_from((NS, EW)), st.integers(-5, 170))
+def test_whether_a_team_reaches_a_mark_is_what_its_points_say(rng, plays, team, mark):
+    """The null-window question the odds of a bid ask, at any mark, against the points themselves;
+    the same solver asked again at other marks (its table then holds bounds from other windows)."""
+    p = random_position(rng, plays)
+    points = Solver(p.trump).points(p)
+    solver = Solver(p.trump)
+    for m in (mark, points[team], points[team] + 1, mark // 2):
+        assert solver.reaches(p, team, m) == (points[team] >= m), m
+
+
 @given(rngs)
 def test_lawful_cards_depend_on_a_trick_only_through_its_suit_led_and_highest_trump(rng):
     # The solver keeps legal_cards' answer for a holding, the suit led and the highest trump.
