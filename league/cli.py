@@ -268,6 +268,31 @@ def standings(org: Any, division_id: int, as_json: bool) -> None:
         )
 
 
+@league.command("ratings")
+@click.argument("league_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Every player's line as JSON.")
+@_refusals
+def ratings(org: Any, league_id: int, as_json: bool) -> None:
+    """The league's players rated over every counted game, best first: the rating with its range
+    (about 95 %), the games rated and won (docs/league.md, Ratings)."""
+    from league.organiser.ratings import league_ratings
+
+    _, rated = league_ratings(org.store, league_id)
+    table = rated.table()
+    if as_json:
+        fields = ("name", "mu", "sigma", "low", "high", "ordinal", "games", "won")
+        out = [{"rank": i + 1, **{k: getattr(x, k) for k in fields}} for i, x in enumerate(table)]
+        click.echo(json.dumps(out, ensure_ascii=False))
+        return
+    if not table:
+        click.echo("no player rated yet: the league has no counted game with its players known")
+        return
+    click.echo(f"{'rank':>4}  {'player':<24} {'rating':>6} {'range':>13} {'games':>5} {'won':>4}")
+    for i, x in enumerate(table, 1):
+        span = f"{x.low:.1f}–{x.high:.1f}"
+        click.echo(terminal_safe(f"{i:>4}  {x.name[:24]:<24} {x.mu:>6.1f} {span:>13} {x.games:>5} {x.won:>4}"))
+
+
 @league.command("playoffs")
 @click.argument("division_id", type=int)
 @click.option("--teams", type=int, required=True, help="How many of the standings' best teams play (2 to 32).")

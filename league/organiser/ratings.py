@@ -1,0 +1,133 @@
+"""Players' ratings across partnerships: every counted game of a league rates the four players who
+sat, whoever they partnered, substitutes included.
+
+The model is openskill's Plackett-Luce (Weng and Lin's Bayesian approximation): each player is a
+rating ``mu`` with an uncertainty ``sigma``; a team is the sum of its players, so a 2-v-2 game
+moves all four, each by what the game says of them given their partner and the other side; a tie
+is two teams ranked level; and one pass over the games rates a league's whole history in well under
+a second (``./run bench ratings``). It rates the outcome (won, lost, tied), not the margin: the
+standings count games won, and a Clabber margin is mostly the cards. Thurstone-Mosteller would do
+the same job; Plackett-Luce is openskill's default and the one its authors recommend for teams.
+
+A player is rated by name within a league, the same person across its seasons: names are compared
+as the statistics compare them (case and spaces aside). A kiosk game is rated by who sat at its
+seats; a game recorded by hand, by its teams' two registered players. Ratings are worked out from
+the games whenever they are read, so they always equal what the games give: a ruling that changes
+a game is in the next reading, with nothing stored to drift from it.
+
+Ranked by ``mu - 3 sigma``: a player who has played few games is not ranked above proven ones on
+the strength of one lucky night.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from league.organiser.season import LeagueRefused
+from league.store import ratings as rs
+from league.store.core import Store
+from league.store.rows import LeagueRow
+from shared.stats import same_name
+
+RANGE = 2.0  # a rating is shown as mu ± RANGE sigma: about 95 % of what the games allow
+
+
+@dataclass
+class PlayerRating:
+    """One player's rating after the games rated, with how it came to be."""
+
+    name: str  # as typed in most of their games
+    mu: float
+    sigma: float
+    games: int = 0
+    won: int = 0
+    history: list[tuple[str, float]] = field(default_factory=list)  # (night, mu) after each game
+
+    @property
+    def ordinal(self) -> float:
+        """What the ranking orders by: the rating less three uncertainties."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def low(self) -> float:
+        return self.mu - RANGE * self.sigma
+
+    @property
+    def high(self) -> float:
+        return self.mu + RANGE * self.sigma
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """A game as the ratings read it."""
+
+    night: str
+    players: tuple[Sequence[str], Sequence[str]]  # who sat for team a, for team b
+    outcome: str  # a, b or tie
+
+
+class Ratings:
+    """Players' ratings, each game added in the order it was played."""
+
+    def __init__(self) -> None:
+        self.model = PlackettLuce()
+        self._by_key: dict[str, Any] = {}  # a player's key -> openskill's rating
+        self._rated: dict[str, PlayerRating] = {}
+        self._spellings: dict[str, Counter[str]] = {}
+
+    def add(self, game: RatedGame) -> None:
+        """Rates one game; a side with nobody known at its seats is left out (the game then rates nobody)."""
+        sides = [[same_name(n) for n in names if n and n.strip()] for names in game.players]
+        if not sides[0] or not sides[1] or set(sides[0]) & set(sides[1]):
+            return
+        for names, keys in zip(game.players, sides, strict=True):
+            for name, key in zip([n for n in names if n and n.strip()], keys, strict=True):
+                self._spellings.setdefault(key, Counter())[" ".join(name.split())] += 1
+                if key not in self._by_key:
+                    self._by_key[key] = self.model.rating(name=key)
+        teams = [[self._by_key[k] for k in keys] for keys in sides]
+        ranks = [1.0, 1.0] if game.outcome == "tie" else [1.0, 2.0] if game.outcome == "a" else [2.0, 1.0]
+        rated = self.model.rate(teams, ranks=ranks)
+        for t, (keys, after) in enumerate(zip(sides, rated, strict=True)):
+            won = (game.outcome == "a" and t == 0) or (game.outcome == "b" and t == 1)
+            for key, r in zip(keys, after, strict=True):
+                self._by_key[key] = r
+                line = self._rated.setdefault(key, PlayerRating(key, r.mu, r.sigma))
+                line.mu, line.sigma, line.games, line.won = r.mu, r.sigma, line.games + 1, line.won + won
+                line.history.append((game.night, r.mu))
+
+    def table(self) -> list[PlayerRating]:
+        """Every player rated, best first (by ``mu - 3 sigma``, then by name)."""
+        for key, line in self._rated.items():
+            counts = self._spellings[key]
+            line.name = min(counts, key=lambda n: (-counts[n], n))  # the spelling typed most, then first
+        return sorted(self._rated.values(), key=lambda x: (-x.ordinal, x.name))
+
+    def chance(self, team_a: Sequence[str], team_b: Sequence[str]) -> float:
+        """Team a's chance of beating team b, from their players' ratings (an unrated player counts as
+        new): what openskill's model predicts."""
+        teams = [[self._by_key.get(same_name(n)) or self.model.rating() for n in names] for names in (team_a, team_b)]
+        return float(self.model.predict_win(teams)[0])
+
+
+def rate(games: Iterable[RatedGame]) -> Ratings:
+    """The ratings the games give, each added in turn."""
+    ratings = Ratings()
+    for g in games:
+        ratings.add(g)
+    return ratings
+
+
+def league_ratings(store: Store, league: int) -> tuple[LeagueRow, Ratings]:
+    """A league and its players' ratings over all its seasons; LeagueRefused for no such league."""
+    with store.read() as r:
+        lg = r.league(league)
+        if lg is None:
+            raise LeagueRefused(f"there is no league {league}")
+        rows = rs.rated_games(r.conn, league)
+    return lg, rate(RatedGame(x["night"], x["players"], x["outcome"]) for x in rows)

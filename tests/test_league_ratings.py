@@ -1,0 +1,84 @@
+"""Players' ratings: every counted game rates who sat (a kiosk game's seats, a game by hand its
+teams' players), a name typed in another case is the same player, a ruling that flips a game moves
+all four players, and ``clabber league ratings`` prints the table and its JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from league.organiser.ratings import RatedGame, league_ratings, rate
+from league.store.core import Store
+from shared.cli import cli
+from tests.league_stats_helpers import small_season
+
+
+@pytest.fixture
+def season(league_db, tmp_path):
+    store = Store(league_db)
+    yield {**small_season(store, tmp_path), "store": store, "db": league_db}
+    store.close()
+
+
+def _table(season):
+    _, rated = league_ratings(season["store"], season["league"])
+    return {x.name: x for x in rated.table()}
+
+
+def test_every_counted_game_rates_the_players_who_sat(season):
+    """Aces (Ann, Bob) won both their kiosk games, typed "bob" and "ANN" in the second; Kings (Cy, Di)
+    lost one and won the game recorded by hand against Queens (Gus, Hal), who lost both."""
+    table = _table(season)
+    assert set(table) == {"Ann", "Bob", "Cy", "Di", "Gus", "Hal"}
+    assert [(table[n].games, table[n].won) for n in ("Ann", "Bob", "Cy", "Di", "Gus", "Hal")] == [
+        (2, 2),
+        (2, 2),
+        (2, 1),
+        (2, 1),
+        (2, 0),
+        (2, 0),
+    ]
+    assert min(table["Ann"].mu, table["Bob"].mu) > max(table["Cy"].mu, table["Di"].mu)
+    assert min(table["Cy"].mu, table["Di"].mu) > max(table["Gus"].mu, table["Hal"].mu)
+    assert all(x.low < x.mu < x.high and len(x.history) == x.games for x in table.values())
+
+
+def test_a_ruling_that_flips_a_game_moves_both_teams_players(season):
+    before = _table(season)
+    season["org"].rule_game(season["game3"], "b" if _kings_are_a(season) else "a", "the score was entered wrongly")
+    after = _table(season)
+    assert after["Cy"].mu < before["Cy"].mu and after["Di"].mu < before["Di"].mu
+    assert after["Gus"].mu > before["Gus"].mu and after["Hal"].mu > before["Hal"].mu
+    assert (after["Cy"].won, after["Gus"].won) == (0, 1)
+
+
+def _kings_are_a(season) -> bool:
+    with season["store"].read() as r:
+        game = r.game(season["game3"])
+        assert game is not None
+        meeting = r.meeting(game["meeting_id"])
+        assert meeting is not None
+        return meeting["team_a"] == season["teams"]["Kings"]
+
+
+def test_a_tie_moves_nobody_who_was_level_and_a_side_with_nobody_known_rates_nobody():
+    level = rate([RatedGame("2026-01-06", (["A", "B"], ["C", "D"]), "tie")])
+    assert len({round(x.mu, 9) for x in level.table()}) == 1
+    blind = rate([RatedGame("2026-01-06", (["A", "B"], ["", " "]), "a")])
+    assert blind.table() == []
+
+
+def test_the_command_prints_the_table_and_its_json(season):
+    args = ["league", "--db", season["db"], "ratings", str(season["league"])]
+    said = CliRunner().invoke(cli, args)
+    assert said.exit_code == 0, said.output
+    lines = said.stdout.splitlines()
+    assert lines[0].split() == ["rank", "player", "rating", "range", "games", "won"]
+    assert {line.split()[1] for line in lines[1:3]} == {"Ann", "Bob"}
+    out = json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout)
+    assert [x["rank"] for x in out] == list(range(1, 7))
+    assert {x["name"]: (x["games"], x["won"]) for x in out}["Gus"] == (2, 0)
+    refused = CliRunner().invoke(cli, ["league", "--db", season["db"], "ratings", "99"])
+    assert refused.exit_code == 2 and "there is no league 99" in refused.stderr
