@@ -5,12 +5,16 @@ all four players, and ``clabber league ratings`` prints the table and its JSON."
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner
+from markupsafe import escape
 
 from league.organiser.ratings import RatedGame, league_ratings, rate
 from league.store.core import Store
+from league.store.stats import game_figures
 from shared.cli import cli
 from tests.league_stats_helpers import small_season
 
@@ -82,3 +86,20 @@ def test_the_command_prints_the_table_and_its_json(season):
     assert {x["name"]: (x["games"], x["won"]) for x in out}["Gus"] == (2, 0)
     refused = CliRunner().invoke(cli, ["league", "--db", season["db"], "ratings", "99"])
     assert refused.exit_code == 2 and "there is no league 99" in refused.stderr
+
+
+def test_the_ratings_page_lists_the_players_best_first(season):
+    from starlette.testclient import TestClient
+
+    from league.pages import make_app
+    from tests.league_pages_helpers import HOSTILE
+
+    with season["store"].write() as w:  # a name anyone typed, shown as text
+        w.conn.execute(sa.update(game_figures).where(game_figures.c.player == "Gus").values(player=HOSTILE))
+    client = TestClient(make_app(season["store"]))
+    html = client.get(f"/leagues/{season['league']}/ratings").text
+    rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]*)</td>", html)
+    assert [n for _, n in rows[:2]] in (["Ann", "Bob"], ["Bob", "Ann"]) and len(rows) == 7
+    assert HOSTILE not in html and escape(HOSTILE) in html
+    assert client.get("/leagues/99/ratings").status_code == 404
+    assert f'href="/leagues/{season["league"]}/ratings"' in client.get("/").text

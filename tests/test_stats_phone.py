@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from kiosk.web import Site, create_app
 from league.pages import make_app
 from league.store.core import Store
-from league.store.stats import team_figures
+from league.store.stats import game_figures, team_figures
 from league.store.tables import teams
 from tests.league_stats_helpers import small_season
 from tests.store_helpers import open_table
@@ -75,6 +75,19 @@ def test_the_league_statistics_fit_a_phone(tmp_path):
         assert LONG_TEAM in html
         page, frame, over = measure(tmp_path, f"league-{i}", html)
         assert frame == 390 and page <= frame and over <= 0.5, (url, page, frame, over)
+    store.close()
+
+
+@pytest.mark.slow
+def test_the_league_ratings_fit_a_phone(tmp_path):
+    store = Store(str(tmp_path / "league.db"))
+    w = small_season(store, tmp_path)
+    with store.write() as wr:  # the longest name a player can have, at a kiosk game's seat
+        wr.conn.execute(sa.update(game_figures).where(game_figures.c.player == "Ann").values(player=LONG_PLAYER))
+    html = TestClient(make_app(store)).get(f"/leagues/{w['league']}/ratings").text
+    assert LONG_PLAYER in html
+    page, frame, over = measure(tmp_path, "ratings", html)
+    assert frame == 390 and page <= frame and over <= 0.5, (page, frame, over)
     store.close()
 
 

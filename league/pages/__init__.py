@@ -27,6 +27,7 @@ from league.pages.kiosks import KioskPages
 from league.pages.kit import policy, unavailable
 from league.pages.organiser import OrganiserPages
 from league.pages.public import Pages
+from league.pages.ratings import RatingsPages
 from league.pages.stats import StatsPages
 from league.store.core import Store, StoreTrouble
 from shared.http.headers import Hardened
@@ -61,6 +62,7 @@ def make_app(
         *board.routes(),
         *charts.routes(),
         *StatsPages(store).routes(),
+        *RatingsPages(store).routes(),
         *ExportPages(store).routes(),
     ]
     return Hardened(Starlette(routes=routes, exception_handlers={StoreTrouble: unavailable}), policy())
