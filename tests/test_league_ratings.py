@@ -103,3 +103,27 @@ def test_the_ratings_page_lists_the_players_best_first(season):
     assert HOSTILE not in html and escape(HOSTILE) in html
     assert client.get("/leagues/99/ratings").status_code == 404
     assert f'href="/leagues/{season["league"]}/ratings"' in client.get("/").text
+
+
+def test_a_meeting_still_to_play_shows_each_teams_chance_by_its_players_ratings(season):
+    from starlette.testclient import TestClient
+
+    from league.organiser.ratings import league_ratings
+    from league.pages import make_app
+
+    client = TestClient(make_app(season["store"]))
+    html = client.get(f"/divisions/{season['division']}/schedule").text
+    # Jacks, unrated (a new player is 25), meet Queens (Gus, Hal), who lost both their games.
+    said = re.findall(r"by the players' ratings: ([^<]*?) (\d+) %, ([^<]*?) (\d+) %", html)
+    assert said, "no chance shown for a meeting still to play"
+    _, rated = league_ratings(season["store"], season["league"])
+    for a, pa, b, pb in said:
+        assert int(pa) + int(pb) in (99, 100, 101)
+        players = {"Aces": ["Ann", "Bob"], "Kings": ["Cy", "Di"], "Queens": ["Gus", "Hal"], "Jacks": ["Ike", "Jo"]}
+        assert int(pa) == round(100 * rated.chance(players[a], players[b]))
+    shares = {a: int(pa) for a, pa, b, _ in said if {a, b} == {"Queens", "Jacks"}}
+    shares |= {b: int(pb) for a, _, b, pb in said if {a, b} == {"Queens", "Jacks"}}
+    assert shares["Jacks"] > 50 > shares["Queens"]
+    # A game counted since: the next page reads the ratings again.
+    season["org"].rule_game(season["game3"], "tie", "a draw, said the referee")
+    assert client.get(f"/divisions/{season['division']}/schedule").text != html

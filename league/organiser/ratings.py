@@ -21,6 +21,7 @@ the strength of one lucky night.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -131,3 +132,25 @@ def league_ratings(store: Store, league: int) -> tuple[LeagueRow, Ratings]:
             raise LeagueRefused(f"there is no league {league}")
         rows = rs.rated_games(r.conn, league)
     return lg, rate(RatedGame(x["night"], x["players"], x["outcome"]) for x in rows)
+
+
+class KeptRatings:
+    """Each league's ratings as last worked out, kept while the league has no newer event: a page
+    that shows a meeting's chances reads one number, not every game, when nothing has changed."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._kept: dict[int, tuple[int, Ratings]] = {}
+        self._lock = threading.Lock()  # pages are answered in worker threads
+
+    def of(self, league: int) -> Ratings:
+        with self.store.read() as r:
+            now = rs.version(r.conn)
+        with self._lock:
+            kept = self._kept.get(league)
+        if kept is not None and kept[0] == now:
+            return kept[1]
+        _, rated = league_ratings(self.store, league)
+        with self._lock:
+            self._kept[league] = (now, rated)
+        return rated

@@ -10,6 +10,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from league.organiser.actions import Organiser
+from league.organiser.ratings import KeptRatings
 from league.organiser.season import read_settings
 from league.pages.kit import (
     CHART_POLICY,
@@ -35,6 +36,7 @@ class Pages:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.organiser = Organiser(store)
+        self.ratings = KeptRatings(store)
 
     def index(self, request: Request) -> HTMLResponse:
         with self.store.read() as r:
@@ -72,8 +74,14 @@ class Pages:
         id_ = number_param(request, "division")
         with self.store.read() as r:
             context = division_context(r, id_) if id_ is not None else None
+            pairs = {t["id"]: json.loads(t["players"]) for t in r.teams(id_)} if context and id_ else {}
         if context is None:
             return not_found(request, "such division")
+        rated = self.ratings.of(context["season"]["league_id"])
+        for round_ in context["rounds"]:
+            for m in round_["meetings"]:
+                if not m["bye"] and not m["games"] and not m["forfeit"]:  # still to play: who the ratings favour
+                    m["chance"] = rated.chance(pairs.get(m["a_id"], []), pairs.get(m["b_id"], []))
         return render(request, "schedule.html", **context)
 
     def playoffs(self, request: Request) -> HTMLResponse:

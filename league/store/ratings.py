@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from league.store.stats import TEAM_LINE, game_figures
-from league.store.tables import divisions, games, meetings, rounds, seasons, teams
+from league.store.tables import divisions, events, games, meetings, rounds, seasons, teams
 
 _GAMES = (
     sa.select(
@@ -53,3 +53,9 @@ def rated_games(conn: Connection, league: int) -> list[dict[str, Any]]:
             sat = {"a": list(pairs.get(r["team_a"], [])), "b": list(pairs.get(r["team_b"], []))}
         r["players"] = (sat["a"], sat["b"])
     return rows
+
+
+def version(conn: Connection) -> int:
+    """The league's newest event: every change to a game's result, or a game new to the standings, is
+    an event, so ratings worked out at one version hold until the next."""
+    return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(events.c.id), 0))).scalar_one())
