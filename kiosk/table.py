@@ -695,7 +695,7 @@ def open_table(
     updates: Path | None = None,
 ) -> tuple[Table, OpenReport]:
     """Opens the database for the controller: a damaged one is restored from a backup with every
-    event still readable from it applied again through the rules (see ``store.open_store``)."""
+    event still readable from it applied again through the rules (see ``recovery.open_store``)."""
     store, report = open_store(path, backup_dir, damaged_dir, replay=_replay, writable=writable)
     return Table(store, source=source, clock=clock, rng=rng, updates=updates), report
 

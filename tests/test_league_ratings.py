@@ -72,6 +72,8 @@ def test_a_tie_moves_nobody_who_was_level_and_a_side_with_nobody_known_rates_nob
     assert len({round(x.mu, 9) for x in level.table()}) == 1
     blind = rate([RatedGame("2026-01-06", (["A", "B"], ["", " "]), "a")])
     assert blind.table() == []
+    twice = rate([RatedGame("2026-01-06", (["Ann", "ann"], ["C", "D"]), "a")])  # one name in two spellings
+    assert {x.name: (x.games, x.won) for x in twice.table()} == {"Ann": (1, 1), "C": (1, 0), "D": (1, 0)}
 
 
 def test_the_command_prints_the_table_and_its_json(season):

@@ -83,11 +83,14 @@ class Ratings:
 
     def add(self, game: RatedGame) -> None:
         """Rates one game; a side with nobody known at its seats is left out (the game then rates nobody)."""
-        sides = [[same_name(n) for n in names if n and n.strip()] for names in game.players]
+        # Each side's players by key, a name given twice (two seats, or a team registered with one
+        # name in two spellings) once: a player is rated once a game.
+        seated = [{same_name(n): n for n in reversed(names) if n and n.strip()} for names in game.players]
+        sides = [list(reversed(s)) for s in seated]
         if not sides[0] or not sides[1] or set(sides[0]) & set(sides[1]):
             return
-        for names, keys in zip(game.players, sides, strict=True):
-            for name, key in zip([n for n in names if n and n.strip()], keys, strict=True):
+        for by_key in seated:
+            for key, name in by_key.items():
                 self._spellings.setdefault(key, Counter())[" ".join(name.split())] += 1
                 if key not in self._by_key:
                     self._by_key[key] = self.model.rating(name=key)

@@ -56,6 +56,8 @@ def rated_games(conn: Connection, league: int) -> list[dict[str, Any]]:
 
 
 def version(conn: Connection) -> int:
-    """The league's newest event: every change to a game's result, or a game new to the standings, is
-    an event, so ratings worked out at one version hold until the next."""
+    """The league's newest event. The ratings read a game's result and who sat: a result comes and
+    changes only with an event, and who sat at a kiosk game is fixed when it starts (its first event
+    at the league comes with its result's); a rebuild writes the same from the same events. So
+    ratings worked out at one version hold until the next."""
     return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(events.c.id), 0))).scalar_one())
