@@ -19,6 +19,7 @@ from typing import Any
 from league.ingest.kiosks import Kiosks
 from league.organiser.actions import Organiser
 from league.store.core import Store
+from shared.night import NIGHT_ENDS, TIME_ZONE, league_night
 from tests.board_helpers import push_body
 from tests.browser import chromium, page_of
 from tests.league_server import LeagueServer
@@ -32,7 +33,7 @@ TEAMS = [
 ]  # fmt: skip
 FIRST = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Joe", "Kay", "Lou"]
 SECOND = ["Mae", "Ned", "Opal", "Pat", "Ray", "Sue", "Ted", "Una", "Vic", "Wes", "Yvonne", "Zeke"]
-TONIGHT = dt.date.today()
+TONIGHT = league_night(dt.datetime.now(dt.UTC), TIME_ZONE, NIGHT_ENDS)  # the board shows the league's night
 ROUNDS_PLAYED = 4
 
 

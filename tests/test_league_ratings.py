@@ -129,3 +129,8 @@ def test_a_meeting_still_to_play_shows_each_teams_chance_by_its_players_ratings(
     # A game counted since: the next page reads the ratings again.
     season["org"].rule_game(season["game3"], "tie", "a draw, said the referee")
     assert client.get(f"/divisions/{season['division']}/schedule").text != html
+
+
+def test_no_chance_is_said_between_players_nobody_has_rated():
+    assert not rate([]).knows(["Ike", "Jo"], ["Gus", "Hal"])
+    assert rate([RatedGame("2026-01-06", (["Gus", "Hal"], ["A", "B"]), "b")]).knows(["Ike", "Jo"], ["Gus", "Hal"])

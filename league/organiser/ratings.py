@@ -112,6 +112,10 @@ class Ratings:
             line.name = min(counts, key=lambda n: (-counts[n], n))  # the spelling typed most, then first
         return sorted(self._rated.values(), key=lambda x: (-x.ordinal, x.name))
 
+    def knows(self, *teams: Sequence[str]) -> bool:
+        """Whether any of these players has been rated (else every chance between them is even)."""
+        return any(same_name(n) in self._by_key for names in teams for n in names)
+
     def chance(self, team_a: Sequence[str], team_b: Sequence[str]) -> float:
         """Team a's chance of beating team b, from their players' ratings (an unrated player counts as
         new): what openskill's model predicts."""

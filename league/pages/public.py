@@ -80,8 +80,11 @@ class Pages:
         rated = self.ratings.of(context["season"]["league_id"])
         for round_ in context["rounds"]:
             for m in round_["meetings"]:
-                if not m["bye"] and not m["games"] and not m["forfeit"]:  # still to play: who the ratings favour
-                    m["chance"] = rated.chance(pairs.get(m["a_id"], []), pairs.get(m["b_id"], []))
+                if m["bye"] or m["games"] or m["forfeit"]:
+                    continue  # only a meeting still to play: who the ratings favour, once they know anyone
+                a, b = pairs.get(m["a_id"], []), pairs.get(m["b_id"], [])
+                if rated.knows(a, b):
+                    m["chance"] = rated.chance(a, b)
         return render(request, "schedule.html", **context)
 
     def playoffs(self, request: Request) -> HTMLResponse:
