@@ -100,7 +100,7 @@ def test_the_ratings_page_lists_the_players_best_first(season):
         w.conn.execute(sa.update(game_figures).where(game_figures.c.player == "Gus").values(player=HOSTILE))
     client = TestClient(make_app(season["store"]))
     html = client.get(f"/leagues/{season['league']}/ratings").text
-    rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]*)</td>", html)
+    rows = re.findall(r'<tr><td>(\d+)</td><td><a href="[^"]*">([^<]*)</a></td>', html)
     assert [n for _, n in rows[:2]] in (["Ann", "Bob"], ["Bob", "Ann"]) and len(rows) == 7
     assert HOSTILE not in html and escape(HOSTILE) in html
     assert client.get("/leagues/99/ratings").status_code == 404
@@ -134,3 +134,25 @@ def test_a_meeting_still_to_play_shows_each_teams_chance_by_its_players_ratings(
 def test_no_chance_is_said_between_players_nobody_has_rated():
     assert not rate([]).knows(["Ike", "Jo"], ["Gus", "Hal"])
     assert rate([RatedGame("2026-01-06", (["Gus", "Hal"], ["A", "B"]), "b")]).knows(["Ike", "Jo"], ["Gus", "Hal"])
+
+
+def test_a_players_page_says_their_partners_and_their_rating_game_by_game(season):
+    from urllib.parse import quote
+
+    from starlette.testclient import TestClient
+
+    from league.pages import make_app
+
+    client = TestClient(make_app(season["store"]))
+    ratings = client.get(f"/leagues/{season['league']}/ratings").text
+    link = re.search(r'href="(/leagues/\d+/players/[^"]+)">Ann<', ratings)
+    assert link is not None
+    page = client.get(link.group(1)).text
+    assert "<h1>Ann</h1>" in page and "after 2 games, 2 won" in page
+    partners = re.findall(r"<tr><td>\d+</td><td>([^<]+)</td><td>(\d+)</td><td>(\d+)</td></tr>", page)
+    assert partners == [("Bob", "2", "2")]
+    history = re.findall(r"<tr><td>(\d+)</td><td>([\d-]+)</td><td>([\d.]+)</td></tr>", page)
+    assert len(history) == 2 and float(history[-1][2]) == round(_table(season)["Ann"].mu, 1)
+    assert client.get(f"/leagues/{season['league']}/players/ANN").text == page  # any case: the same player
+    assert client.get(f"/leagues/{season['league']}/players/{quote('No/Body', safe='')}").status_code == 404
+    assert client.get("/leagues/99/players/ann").status_code == 404

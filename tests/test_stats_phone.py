@@ -84,10 +84,12 @@ def test_the_league_ratings_fit_a_phone(tmp_path):
     w = small_season(store, tmp_path)
     with store.write() as wr:  # the longest name a player can have, at a kiosk game's seat
         wr.conn.execute(sa.update(game_figures).where(game_figures.c.player == "Ann").values(player=LONG_PLAYER))
-    html = TestClient(make_app(store)).get(f"/leagues/{w['league']}/ratings").text
-    assert LONG_PLAYER in html
-    page, frame, over = measure(tmp_path, "ratings", html)
-    assert frame == 390 and page <= frame and over <= 0.5, (page, frame, over)
+    client = TestClient(make_app(store))
+    for i, url in enumerate((f"/leagues/{w['league']}/ratings", f"/leagues/{w['league']}/players/{LONG_PLAYER}")):
+        html = client.get(url).text
+        assert LONG_PLAYER in html, url
+        page, frame, over = measure(tmp_path, f"ratings-{i}", html)
+        assert frame == 390 and page <= frame and over <= 0.5, (url, page, frame, over)
     store.close()
 
 

@@ -48,6 +48,8 @@ class PlayerRating:
     games: int = 0
     won: int = 0
     history: list[tuple[str, float]] = field(default_factory=list)  # (night, mu) after each game
+    key: str = ""  # the name as names are compared: the player's address on the pages
+    partners: dict[str, list[int]] = field(default_factory=dict)  # partner's key -> [games, won]
 
     @property
     def ordinal(self) -> float:
@@ -101,16 +103,28 @@ class Ratings:
             won = (game.outcome == "a" and t == 0) or (game.outcome == "b" and t == 1)
             for key, r in zip(keys, after, strict=True):
                 self._by_key[key] = r
-                line = self._rated.setdefault(key, PlayerRating(key, r.mu, r.sigma))
+                line = self._rated.setdefault(key, PlayerRating(key, r.mu, r.sigma, key=key))
                 line.mu, line.sigma, line.games, line.won = r.mu, r.sigma, line.games + 1, line.won + won
                 line.history.append((game.night, r.mu))
+                for partner in keys:
+                    if partner != key:
+                        record = line.partners.setdefault(partner, [0, 0])
+                        record[0], record[1] = record[0] + 1, record[1] + won
 
     def table(self) -> list[PlayerRating]:
         """Every player rated, best first (by ``mu - 3 sigma``, then by name)."""
         for key, line in self._rated.items():
-            counts = self._spellings[key]
-            line.name = min(counts, key=lambda n: (-counts[n], n))  # the spelling typed most, then first
+            line.name = self.name_of(key)  # the spelling typed most, then first
         return sorted(self._rated.values(), key=lambda x: (-x.ordinal, x.name))
+
+    def player(self, key: str) -> PlayerRating | None:
+        """One player's line, by the name as names are compared; None for a player never rated."""
+        return next((x for x in self.table() if x.key == same_name(key)), None)
+
+    def name_of(self, key: str) -> str:
+        """A rated player's name as typed in most of their games."""
+        counts = self._spellings.get(key)
+        return min(counts, key=lambda n: (-counts[n], n)) if counts else key
 
     def knows(self, *teams: Sequence[str]) -> bool:
         """Whether any of these players has been rated (else every chance between them is even)."""
