@@ -293,6 +293,17 @@ def ratings(org: Any, league_id: int, as_json: bool) -> None:
         click.echo(terminal_safe(f"{i:>4}  {x.name[:24]:<24} {x.mu:>6.1f} {span:>13} {x.games:>5} {x.won:>4}"))
 
 
+@league.command("merge")
+@click.argument("league_id", type=int)
+@click.argument("name")
+@click.option("--into", required=True, help="The player NAME is, as the ratings should name them.")
+@_refusals
+def merge(org: Any, league_id: int, name: str, into: str) -> None:
+    """Rate NAME as the player INTO in the league's ratings ("Bob K." typed at a kiosk is Bob)."""
+    org.merge_players(league_id, name, into)
+    click.echo(terminal_safe(f"{name} is rated as {into} from now on"))
+
+
 @league.command("playoffs")
 @click.argument("division_id", type=int)
 @click.option("--teams", type=int, required=True, help="How many of the standings' best teams play (2 to 32).")

@@ -156,3 +156,32 @@ def test_a_players_page_says_their_partners_and_their_rating_game_by_game(season
     assert client.get(f"/leagues/{season['league']}/players/ANN").text == page  # any case: the same player
     assert client.get(f"/leagues/{season['league']}/players/{quote('No/Body', safe='')}").status_code == 404
     assert client.get("/leagues/99/players/ann").status_code == 404
+
+
+def test_a_merged_player_keeps_one_history():
+    games = [
+        RatedGame("2026-01-06", (["Bob", "Ann"], ["Cy", "Di"]), "a"),
+        RatedGame("2026-01-13", (["Bob K.", "Ann"], ["Cy", "Di"]), "a"),  # the same Bob, typed otherwise
+    ]
+    apart = {x.name: x.games for x in rate(games).table()}
+    assert apart["Bob"] == 1 and apart["Bob K."] == 1
+    together = rate(games, {"bob k.": ("bob", "Bob")})
+    bob = together.player("BOB K.")
+    assert bob is not None and bob.name == "Bob" and bob.games == 2 and len(bob.history) == 2
+    assert "Bob K." not in {x.name for x in together.table()}
+    assert bob.mu == rate([games[0], RatedGame("2026-01-13", (["Bob", "Ann"], ["Cy", "Di"]), "a")]).player("bob").mu
+
+
+def test_the_organiser_merges_names_from_the_command_line_and_a_circle_is_refused(season):
+    args = ["league", "--db", season["db"], "merge", str(season["league"]), "di", "--into", "Robert B."]
+    said = CliRunner().invoke(cli, args)
+    assert said.exit_code == 0 and "di is rated as Robert B. from now on" in said.stdout
+    table = _table(season)
+    assert "Di" not in table and table["Robert B."].games == 2  # Di's games, under the organiser's spelling
+    refused = CliRunner().invoke(cli, [*args[:5], "robert b.", "--into", "DI"])  # a circle
+    assert refused.exit_code == 2 and "one player already" in refused.stderr
+    none = CliRunner().invoke(cli, [*args[:4], "99", "x", "--into", "y"])
+    assert none.exit_code == 2 and "there is no league 99" in none.stderr
+    # One person cannot play against themselves: merged so, the game Aces played Kings rates nobody.
+    season["org"].merge_players(season["league"], "Cy", "Bob")
+    assert _table(season)["Bob"].games == 2 and "Cy" not in _table(season)

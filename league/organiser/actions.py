@@ -17,8 +17,10 @@ from league.organiser.scores import check_score, said_of_game
 from league.organiser.season import LeagueRefused, SeasonSettings, read_settings
 from league.organiser.standings import TIE, A, B, Line, Result, rank
 from league.store import events as ev
+from league.store import ratings as rs
 from league.store import tables as tb
 from league.store.core import Reader, Store, Writer
+from shared.stats import same_name
 
 R = TypeVar("R")  # a row of some table
 MOST_NAME = 200
@@ -284,6 +286,22 @@ class Organiser:
         except _NotCounted as preview:
             return 0, preview.said
         return id_, said
+
+    def merge_players(self, league: int, name: str, into: str) -> None:
+        """The organiser's word that ``name`` is the same player as ``into`` in a league's ratings
+        (names are labels: "Bob K." typed at a kiosk is Bob); a later word on the same name replaces it."""
+        alias, player = _name(name, "merge", MAX_NAME), _name(into, "merge: into", MAX_NAME)
+        with self.store.write() as w:
+            _need(w.league(league), "league", league)
+            merged = rs.merges(w.conn, league)
+            key, target = same_name(alias), same_name(player)
+            for _ in range(len(merged)):  # the player it ends at, as the ratings will follow it
+                if target not in merged:
+                    break
+                target = merged[target][0]
+            if target == key:
+                raise LeagueRefused(f"merge: {alias!r} and {player!r} are one player already")
+            w.append(ev.PLAYERS_MERGED, {"league": league, "name": key, "into": target, "into_name": player})
 
     def rule_game(self, game: int, outcome: str | None, reason: str, points: tuple[int, int] | None = None) -> None:
         """The organiser's ruling on a game: its result (or abandoned: counting for nobody), with a reason."""

@@ -77,7 +77,10 @@ class RatedGame:
 class Ratings:
     """Players' ratings, each game added in the order it was played."""
 
-    def __init__(self) -> None:
+    def __init__(self, merged: dict[str, tuple[str, str]] | None = None) -> None:
+        """``merged``: the organiser's word that a name (as compared) is another player (as compared,
+        and as the organiser spells them)."""
+        self.merged = merged or {}
         self.model = PlackettLuce()
         self._by_key: dict[str, Any] = {}  # a player's key -> openskill's rating
         self._rated: dict[str, PlayerRating] = {}
@@ -87,7 +90,7 @@ class Ratings:
         """Rates one game; a side with nobody known at its seats is left out (the game then rates nobody)."""
         # Each side's players by key, a name given twice (two seats, or a team registered with one
         # name in two spellings) once: a player is rated once a game.
-        seated = [{same_name(n): n for n in reversed(names) if n and n.strip()} for names in game.players]
+        seated = [{self.key(n): n for n in reversed(names) if n and n.strip()} for names in game.players]
         sides = [list(reversed(s)) for s in seated]
         if not sides[0] or not sides[1] or set(sides[0]) & set(sides[1]):
             return
@@ -117,29 +120,41 @@ class Ratings:
             line.name = self.name_of(key)  # the spelling typed most, then first
         return sorted(self._rated.values(), key=lambda x: (-x.ordinal, x.name))
 
-    def player(self, key: str) -> PlayerRating | None:
-        """One player's line, by the name as names are compared; None for a player never rated."""
-        return next((x for x in self.table() if x.key == same_name(key)), None)
+    def key(self, name: str) -> str:
+        """Who a name is: the name as compared, or the player the organiser merged it into."""
+        key = same_name(name)
+        for _ in range(len(self.merged)):  # a merge into a merged name follows on; a circle stops
+            if key not in self.merged:
+                break
+            key = self.merged[key][0]
+        return key
+
+    def player(self, name: str) -> PlayerRating | None:
+        """One player's line, by any of their names; None for a player never rated."""
+        key = self.key(name)
+        return next((x for x in self.table() if x.key == key), None)
 
     def name_of(self, key: str) -> str:
-        """A rated player's name as typed in most of their games."""
+        """A rated player's name: as the organiser spelled it in a merge, else as typed in most of
+        their games."""
+        spelled = next((n for k, n in self.merged.values() if k == key), None)
         counts = self._spellings.get(key)
-        return min(counts, key=lambda n: (-counts[n], n)) if counts else key
+        return spelled or (min(counts, key=lambda n: (-counts[n], n)) if counts else key)
 
     def knows(self, *teams: Sequence[str]) -> bool:
         """Whether any of these players has been rated (else every chance between them is even)."""
-        return any(same_name(n) in self._by_key for names in teams for n in names)
+        return any(self.key(n) in self._by_key for names in teams for n in names)
 
     def chance(self, team_a: Sequence[str], team_b: Sequence[str]) -> float:
         """Team a's chance of beating team b, from their players' ratings (an unrated player counts as
         new): what openskill's model predicts."""
-        teams = [[self._by_key.get(same_name(n)) or self.model.rating() for n in names] for names in (team_a, team_b)]
+        teams = [[self._by_key.get(self.key(n)) or self.model.rating() for n in names] for names in (team_a, team_b)]
         return float(self.model.predict_win(teams)[0])
 
 
-def rate(games: Iterable[RatedGame]) -> Ratings:
-    """The ratings the games give, each added in turn."""
-    ratings = Ratings()
+def rate(games: Iterable[RatedGame], merged: dict[str, tuple[str, str]] | None = None) -> Ratings:
+    """The ratings the games give, each added in turn (``merged``: as ``Ratings`` takes it)."""
+    ratings = Ratings(merged)
     for g in games:
         ratings.add(g)
     return ratings
@@ -152,7 +167,8 @@ def league_ratings(store: Store, league: int) -> tuple[LeagueRow, Ratings]:
         if lg is None:
             raise LeagueRefused(f"there is no league {league}")
         rows = rs.rated_games(r.conn, league)
-    return lg, rate(RatedGame(x["night"], x["players"], x["outcome"]) for x in rows)
+        merged = rs.merges(r.conn, league)
+    return lg, rate((RatedGame(x["night"], x["players"], x["outcome"]) for x in rows), merged)
 
 
 class KeptRatings:

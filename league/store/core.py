@@ -50,6 +50,7 @@ from league.store.tables import (
     games,
     leagues,
     meetings,
+    player_merges,
     playoff_matches,
     playoffs,
     rounds,
@@ -65,7 +66,20 @@ WORKER_THREADS = 16  # the league server's threads for requests (league/serve.py
 IDLE_PING = 10.0  # seconds: a connection idle longer is tried before it is used
 
 # Children before parents: the order to empty the derived tables in.
-DERIVED = (team_totals, playoff_matches, playoffs, games, meetings, rounds, teams, divisions, venues, seasons, leagues)
+DERIVED = (
+    player_merges,
+    team_totals,
+    playoff_matches,
+    playoffs,
+    games,
+    meetings,
+    rounds,
+    teams,
+    divisions,
+    venues,
+    seasons,
+    leagues,
+)
 
 
 class StoreTrouble(RuntimeError):
@@ -433,6 +447,12 @@ def _apply(conn: Connection, kind: str, p: dict[str, Any]) -> None:
         _apply_playoffs(conn, p)
     elif kind == ev.PLAYOFF_ADVANCED:
         _apply_advance(conn, p)
+    elif kind == ev.PLAYERS_MERGED:  # a later word on the same name replaces the earlier
+        conn.execute(
+            sa.delete(player_merges).where(player_merges.c.league_id == p["league"], player_merges.c.name == p["name"])
+        )
+        row = {"league_id": p["league"], "name": p["name"], "into": p["into"], "into_name": p["into_name"]}
+        conn.execute(sa.insert(player_merges).values(**row))
     elif kind == ev.MEETING_MOVED:
         conn.execute(
             sa.update(meetings)

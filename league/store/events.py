@@ -27,6 +27,7 @@ RESULTS = (GAME_RECORDED, GAME_PLAYED, GAME_RULED)  # the events that write a ga
 PLAYOFFS_MADE = "playoffs_made"
 # {division, match, winner, was, next: null | {match, side, meeting, new_meeting: null | {round, a, b, venue}}}
 PLAYOFF_ADVANCED = "playoff_advanced"
+PLAYERS_MERGED = "players_merged"  # {league, name, into, into_name}: a name rated as another player (0014)
 
 KINDS = (
     LEAGUE_CREATED,
@@ -42,6 +43,7 @@ KINDS = (
     GAME_RULED,
     PLAYOFFS_MADE,
     PLAYOFF_ADVANCED,
+    PLAYERS_MERGED,
 )
 
 

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from league.store.stats import TEAM_LINE, game_figures
-from league.store.tables import divisions, events, games, meetings, rounds, seasons, teams
+from league.store.tables import divisions, events, games, meetings, player_merges, rounds, seasons, teams
 
 _GAMES = (
     sa.select(
@@ -61,3 +61,11 @@ def version(conn: Connection) -> int:
     at the league comes with its result's); a rebuild writes the same from the same events. So
     ratings worked out at one version hold until the next."""
     return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(events.c.id), 0))).scalar_one())
+
+
+def merges(conn: Connection, league: int) -> dict[str, tuple[str, str]]:
+    """The organiser's merges in a league: each name (as compared) -> the player it is (as compared,
+    and as the organiser spelled them)."""
+    c = player_merges.c
+    q = sa.select(c.name, c.into, c.into_name).where(c.league_id == league)
+    return {r.name: (r.into, r.into_name) for r in conn.execute(q)}

@@ -130,6 +130,16 @@ playoff_matches = sa.Table(
 )
 # Each team's standings before ranking, kept up to date from each event so that the standings read
 # one row a team instead of every game of the season.
+# The organiser's word that a name is another player's (league/organiser/ratings.py): a name is a
+# label, and one person may be typed as "Bob" and "Bob K."; names as the statistics compare them.
+player_merges = sa.Table(
+    "player_merges",
+    metadata,
+    sa.Column("league_id", sa.Integer, sa.ForeignKey("leagues.id"), primary_key=True, autoincrement=False),
+    sa.Column("name", sa.String(200), primary_key=True),  # as compared: spaces tidied, any case
+    sa.Column("into", sa.String(200), nullable=False),  # the player it is, as compared
+    sa.Column("into_name", sa.String(200), nullable=False),  # and as the organiser spelled them
+)
 team_totals = sa.Table(
     "team_totals",
     metadata,
