@@ -102,9 +102,23 @@ def league_list(org: Any) -> None:
 @click.option("--ranking", type=click.Choice(["games_won", "game_points"]), default="games_won", show_default=True)
 @click.option("--tie-breakers", default="game_points,point_difference,head_to_head", show_default=True)
 @click.option("--rules", default="evansville", show_default=True, help="A preset name or a JSON object of variants.")
+@click.option(
+    "--seeding",
+    type=click.Choice(["standings", "ratings"]),
+    default="standings",
+    show_default=True,
+    help="The playoffs' seeds: the standings' order, or the qualifiers by their players' ratings.",
+)
 @_refusals
 def season_create(
-    org: Any, league_id: int, name: str, games_per_meeting: int, ranking: str, tie_breakers: str, rules: str
+    org: Any,
+    league_id: int,
+    name: str,
+    games_per_meeting: int,
+    ranking: str,
+    tie_breakers: str,
+    rules: str,
+    seeding: str,
 ) -> None:
     """Create a season (and its first division); prints the season's and the division's ids."""
     rules_value: Any = rules
@@ -118,6 +132,7 @@ def season_create(
         "ranking": ranking,
         "tie_breakers": [b.strip() for b in tie_breakers.split(",") if b.strip()],
         "rules": rules_value,
+        "seeding": seeding,
     }
     season, division = org.create_season(league_id, name, settings)
     click.echo(f"{season} {division}")

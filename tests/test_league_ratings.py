@@ -185,3 +185,32 @@ def test_the_organiser_merges_names_from_the_command_line_and_a_circle_is_refuse
     # One person cannot play against themselves: merged so, the game Aces played Kings rates nobody.
     season["org"].merge_players(season["league"], "Cy", "Bob")
     assert _table(season)["Bob"].games == 2 and "Cy" not in _table(season)
+
+
+def test_a_season_may_seed_its_playoffs_by_the_players_ratings(season):
+    """A spring season of the same league: Queens' players (who lost all winter) beat Aces' players
+    (who won all winter) in the one game played, so the standings put Queens first; seeded by the
+    ratings, Aces' pair is still the first seed."""
+    from tests.league_stats_helpers import meeting_of
+
+    org, league = season["org"], season["league"]
+    _, division = org.create_season(league, "Spring 2026", {"seeding": "ratings"})
+    ids = {
+        name: org.add_team(division, name, players)
+        for name, players in (("Aces", ["Ann", "Bob"]), ("Queens", ["Gus", "Hal"]), ("Kings", ["Cy", "Di"]))
+    }
+    org.make_schedule(division, "2026-03-03")
+    meeting = meeting_of(season["store"], division, ids["Queens"], ids["Aces"])
+    with season["store"].read() as r:
+        m = r.meeting(meeting)
+        assert m is not None
+        queens_are_a = m["team_a"] == ids["Queens"]
+    org.record_game(meeting, *((506, 312, "a") if queens_are_a else (312, 506, "b")))
+    assert org.standings(division)[0].team == ids["Queens"]
+    org.make_playoffs(division, 2, "2026-04-07", anyway=True)
+    with season["store"].read() as r:
+        made = r.playoffs(division)
+        assert made is not None
+        assert json.loads(made["teams"])[:2] == [ids["Aces"], ids["Queens"]]  # the standings said Queens, Aces
+    with pytest.raises(Exception, match="seeding: must be one of standings, ratings"):
+        org.create_season(league, "Summer", {"seeding": "coin toss"})

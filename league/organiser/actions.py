@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from engine.text import MAX_NAME, looks_blank, text_problem
 from league.organiser.night import NIGHT_ENDS, TIME_ZONE, check_clock
 from league.organiser.playoffs import check_teams, make_bracket, match_label, meeting_winner, round_name
+from league.organiser.ratings import NEW_PLAYER, ratings_in
 from league.organiser.schedule import make_schedule, spread_venues
 from league.organiser.scores import check_score, said_of_game
 from league.organiser.season import LeagueRefused, SeasonSettings, read_settings
@@ -361,7 +362,10 @@ class Organiser:
             settings = self._settings_of_division(w, division)
             if not anyway:
                 _check_round_robin_played(w, division, settings.games_per_meeting)
-            bracket = make_bracket([x.team for x in self._standings(w, division)], teams)
+            ranked = [x.team for x in self._standings(w, division)]
+            if settings.seeding == "ratings":  # the same teams qualify; the ratings seed them
+                ranked = _by_ratings(w, d["season_id"], ranked[:teams]) + ranked[teams:]
+            bracket = make_bracket(ranked, teams)
             season = _need(w.season(d["season_id"]), "season", d["season_id"])
             venue_tables = {v["id"]: v["tables"] for v in w.venues(season["league_id"])}
             per_round = [sum(1 for m in bracket.matches if m.round == r) for r in range(1, bracket.rounds + 1)]
@@ -507,6 +511,20 @@ def _check_round_robin_played(r: Reader, division: int, games_per_meeting: int) 
             f"playoffs: {len(unplayed)} round-robin meeting(s) still to play (the first: meeting {m['id']} on "
             f"{m['date'] or m['round_date']}); record them, or seed from the standings as they stand (--anyway)"
         )
+
+
+def _by_ratings(w: Writer, season: int, teams: list[int]) -> list[int]:
+    """Teams in the order of their two registered players' ratings summed (a pair is the sum of its
+    players, as the ratings rate it; a player not yet rated counts as new), the standings' order
+    between equals."""
+    league = _need(w.season(season), "season", season)["league_id"]
+    rated = ratings_in(w, league)
+
+    def strength(team: int) -> float:
+        players = json.loads(_need(w.team(team), "team", team)["players"])
+        return sum(line.mu if (line := rated.player(n)) else NEW_PLAYER for n in players)
+
+    return sorted(teams, key=strength, reverse=True)  # sorted() keeps the standings' order between equals
 
 
 def advance_playoffs(w: Writer, meeting: int) -> None:

@@ -31,11 +31,12 @@ from openskill.models import PlackettLuce
 
 from league.organiser.season import LeagueRefused
 from league.store import ratings as rs
-from league.store.core import Store
+from league.store.core import Reader, Store
 from league.store.rows import LeagueRow
 from shared.stats import same_name
 
 RANGE = 2.0  # a rating is shown as mu ± RANGE sigma: about 95 % of what the games allow
+NEW_PLAYER = 25.0  # openskill's rating of a player before any game
 
 
 @dataclass
@@ -166,9 +167,13 @@ def league_ratings(store: Store, league: int) -> tuple[LeagueRow, Ratings]:
         lg = r.league(league)
         if lg is None:
             raise LeagueRefused(f"there is no league {league}")
-        rows = rs.rated_games(r.conn, league)
-        merged = rs.merges(r.conn, league)
-    return lg, rate((RatedGame(x["night"], x["players"], x["outcome"]) for x in rows), merged)
+        return lg, ratings_in(r, league)
+
+
+def ratings_in(r: Reader, league: int) -> Ratings:
+    """A league's ratings as a transaction reads them (a writer's too: the playoffs seeded by them)."""
+    rows = rs.rated_games(r.conn, league)
+    return rate((RatedGame(x["night"], x["players"], x["outcome"]) for x in rows), rs.merges(r.conn, league))
 
 
 class KeptRatings:

@@ -1,4 +1,5 @@
-"""A season's settings: how many games a meeting is, how the standings rank, the rules every game uses."""
+"""A season's settings: how many games a meeting is, how the standings rank, how the playoffs are
+seeded, the rules every game uses."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ RANKINGS = ("games_won", "game_points")
 TIE_BREAKERS = ("games_won", "game_points", "point_difference", "head_to_head")
 DEFAULT_TIE_BREAKERS = ("game_points", "point_difference", "head_to_head")
 MOST_GAMES_PER_MEETING = 15
+# The playoffs' seeds: the standings' order, or (the same teams qualifying by the standings) by the
+# strength of each team's two players in the league's ratings (league/organiser/ratings.py).
+SEEDINGS = ("standings", "ratings")
 
 
 class LeagueRefused(ValueError):
@@ -26,6 +30,7 @@ class SeasonSettings:
     ranking: str = "games_won"
     tie_breakers: tuple[str, ...] = DEFAULT_TIE_BREAKERS
     rules: Rules = field(default_factory=lambda: parse_rules(None))
+    seeding: str = "standings"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -33,6 +38,7 @@ class SeasonSettings:
             "ranking": self.ranking,
             "tie_breakers": list(self.tie_breakers),
             "rules": self.rules.to_json(),
+            "seeding": self.seeding,
         }
 
 
@@ -42,7 +48,7 @@ def read_settings(obj: Any, where: str = "settings") -> SeasonSettings:
         return SeasonSettings()
     if not isinstance(obj, dict):
         raise LeagueRefused(f"{where}: must be an object")
-    unknown = sorted(set(obj) - {"games_per_meeting", "ranking", "tie_breakers", "rules"})
+    unknown = sorted(set(obj) - {"games_per_meeting", "ranking", "tie_breakers", "rules", "seeding"})
     if unknown:
         raise LeagueRefused(f"{where}: unknown setting {unknown[0]!r}")
     games = obj.get("games_per_meeting", 1)
@@ -59,8 +65,11 @@ def read_settings(obj: Any, where: str = "settings") -> SeasonSettings:
             raise LeagueRefused(f"{where}.tie_breakers[{i}]: must be one of {', '.join(TIE_BREAKERS)}, not {b!r}")
     if len(set(breakers)) != len(breakers):
         raise LeagueRefused(f"{where}.tie_breakers: each tie-breaker may be named once")
+    seeding = obj.get("seeding", "standings")
+    if seeding not in SEEDINGS:
+        raise LeagueRefused(f"{where}.seeding: must be one of {', '.join(SEEDINGS)}, not {str(seeding)[:40]!r}")
     try:
         rules = parse_rules(obj.get("rules"), f"{where}.rules")
     except EntryError as e:
         raise LeagueRefused("; ".join(str(p) for p in e.problems)) from None
-    return SeasonSettings(games, ranking, tuple(breakers), rules)
+    return SeasonSettings(games, ranking, tuple(breakers), rules, seeding)
