@@ -214,3 +214,21 @@ def test_a_season_may_seed_its_playoffs_by_the_players_ratings(season):
         assert json.loads(made["teams"])[:2] == [ids["Aces"], ids["Queens"]]  # the standings said Queens, Aces
     with pytest.raises(Exception, match="seeding: must be one of standings, ratings"):
         org.create_season(league, "Summer", {"seeding": "coin toss"})
+
+
+def test_the_ratings_page_charts_the_best_players_night_by_night(season):
+    import xml.etree.ElementTree as ET
+
+    from starlette.testclient import TestClient
+
+    from league.pages import make_app
+
+    client = TestClient(make_app(season["store"]))
+    page = client.get(f"/leagues/{season['league']}/ratings").text
+    assert f'src="/leagues/{season["league"]}/ratings.svg"' in page
+    svg = client.get(f"/leagues/{season['league']}/ratings.svg")
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    text = " ".join(t.strip() for t in ET.fromstring(svg.content).itertext() if t.strip())
+    assert all(name in text for name in ("Ann", "Bob", "Gus", "Hal")) and "01-06" in text
+    assert b"<script" not in svg.content
+    assert client.get("/leagues/99/ratings.svg").status_code == 404

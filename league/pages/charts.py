@@ -3,6 +3,7 @@
 ``/divisions/{id}/race.svg``  the place of each team after each round
 ``/teams/{id}/points.svg``    the team's game points and its opponents', game by game
 ``/teams/{id}/makes.svg``     how often each of its players made trump good (games played at a kiosk)
+``/leagues/{id}/ratings.svg`` the best eight players' ratings, night by night
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from league.organiser.ratings import ratings_in
 from league.organiser.season import read_settings
 from league.results import charts
 from league.results.standings_view import make_rates, race_of, team_games
 from league.store.core import Reader, Store
+
+TREND_PLAYERS = 8  # lines a chart can tell apart by colour and legend
 
 
 def _id(request: Request, key: str) -> int | None:
@@ -72,8 +76,26 @@ class ChartPages:
 
         return self._chart(request, "team", draw)
 
+    def ratings(self, request: Request) -> Response:
+        def draw(r: Reader, league: int) -> Any | None:
+            if r.league(league) is None:
+                return None
+            best = ratings_in(r, league).table()[:TREND_PLAYERS]
+            nights = sorted({night for x in best for night, _ in x.history})
+            trend: dict[str, list[float | None]] = {}
+            for x in best:
+                after = dict(x.history)  # a night's last game wins: the rating as the night ended
+                line: list[float | None] = []
+                for n in nights:  # a night without a game of theirs: the rating they had
+                    line.append(round(after[n], 1) if n in after else (line[-1] if line else None))
+                trend[x.name] = line
+            return charts.ratings_trend(nights, trend)
+
+        return self._chart(request, "league", draw)
+
     def routes(self) -> list[Route]:
         return [
+            Route("/leagues/{league}/ratings.svg", self.ratings),
             Route("/divisions/{division}/race.svg", self.race),
             Route("/teams/{team}/points.svg", self.points),
             Route("/teams/{team}/makes.svg", self.makes),

@@ -121,3 +121,13 @@ def make_rate(labels: Sequence[str], rates: dict[str, list[float | None]]) -> An
     for name, values in rates.items():
         chart.add(shown(name), list(values))
     return chart
+
+
+def ratings_trend(nights: Sequence[str], ratings: dict[str, list[float | None]]) -> Any:
+    """The best players' ratings night by night (each as it stood after that night's games; nothing
+    before a player's first game)."""
+    chart = pygal.Line(**_config(title="Rating after each night", allow_interruptions=True, dots_size=3))
+    chart.x_labels = [n[5:] for n in nights]  # 2026-01-06 -> 01-06: the season's nights, short
+    for name, values in ratings.items():
+        chart.add(shown(name), list(values))
+    return chart
