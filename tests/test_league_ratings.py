@@ -232,3 +232,27 @@ def test_the_ratings_page_charts_the_best_players_night_by_night(season):
     assert all(name in text for name in ("Ann", "Bob", "Gus", "Hal")) and "01-06" in text
     assert b"<script" not in svg.content
     assert client.get("/leagues/99/ratings.svg").status_code == 404
+
+
+def test_a_table_still_to_start_shows_on_the_board_who_the_ratings_favour(season):
+    from starlette.testclient import TestClient
+
+    from league.board.tonight import Board
+    from league.pages import make_app
+    from tests.league_stats_helpers import meeting_of
+
+    store, teams = season["store"], season["teams"]
+    meeting = meeting_of(store, season["division"], teams["Queens"], teams["Jacks"])
+    with store.read() as r:
+        m = r.meeting(meeting)
+        assert m is not None and m["venue_id"] is not None
+        night = m["round_date"]
+    season["org"].move_meeting(meeting, venue=m["venue_id"], table=2, reason="set at a table")
+    shown = Board(store).tonight(m["venue_id"], night)["tables"]
+    [table] = [t for t in shown if t["table"] == 2]
+    seat = {name: s for s, name in table["teams"].items()}
+    assert table["status"] == "waiting" and table["chance"][seat["Jacks"]] > 50 > table["chance"][seat["Queens"]]
+    assert all("chance" not in t for t in shown if t["table"] != 2)  # a game begun shows its score instead
+    assert all("team_ids" not in t for t in shown)
+    html = TestClient(make_app(store)).get(f"/board/{m['venue_id']}?date={night}").text
+    assert f"{table['chance'][seat['Jacks']]} %</span>" in html and "to start · chances" in html

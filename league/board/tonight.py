@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.seats import seat_name
 from league.organiser.actions import Organiser
+from league.organiser.ratings import KeptRatings
 from league.store import kiosks as ks
 from league.store.core import Reader, Store
 from league.store.rows import DivisionRow
@@ -84,6 +85,7 @@ class Board:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.ratings = KeptRatings(store)
         self._folded: dict[tuple[int, int], Folded] = {}
         self._lock = threading.Lock()  # boards of several venues are drawn in threads side by side
 
@@ -95,13 +97,15 @@ class Board:
                 return None
             meetings = ks.meetings_on(r.conn, venue, night)
             names: dict[int, str] = {}
+            pairs: dict[int, list[str]] = {}  # each team's two registered players
             divisions: dict[int, DivisionRow] = {}
             for m in meetings:
                 if m["division_id"] not in divisions:
                     d = r.division(m["division_id"])
                     assert d is not None  # a meeting is written after its division
                     divisions[d["id"]] = d
-                    names |= {t["id"]: t["name"] for t in r.teams(d["id"])}
+                    for t in r.teams(d["id"]):
+                        names[t["id"]], pairs[t["id"]] = t["name"], json.loads(t["players"])
             bound = ks.games_at_meetings(r.conn, [m["id"] for m in meetings])
             tables = self._tables(r, meetings, bound, names)
             standings = [
@@ -109,6 +113,16 @@ class Board:
                 for d in divisions.values()
             ]
         rounds = sorted({m["round"] for m in meetings})
+        waiting = [t for t in tables.values() if t["status"] == "waiting"]
+        if waiting:  # a table still to start says who the players' ratings favour, where they know anyone
+            rated = self.ratings.of(v["league_id"])
+            for t in waiting:
+                ns, ew = pairs.get(t["team_ids"]["NS"], []), pairs.get(t["team_ids"]["EW"], [])
+                if rated.knows(ns, ew):
+                    share = round(100 * rated.chance(ns, ew))
+                    t["chance"] = {"NS": share, "EW": 100 - share}
+        for t in tables.values():
+            t.pop("team_ids", None)
         return {
             "venue": {"id": v["id"], "name": v["name"], "tables": v["tables"]},
             "night": night,
@@ -152,6 +166,7 @@ class Board:
             if n is not None and n not in tables and m["id"] not in started:
                 teams = {"NS": names.get(m["team_a"], "?"), "EW": names.get(m["team_b"], "?")}
                 tables[n] = {"table": n, "meeting": m["id"], "live": False, "teams": teams, "status": "waiting"}
+                tables[n]["team_ids"] = {"NS": m["team_a"], "EW": m["team_b"]}
                 if m["forfeit_team"] is not None:
                     tables[n]["status"] = "forfeited"
         return tables
