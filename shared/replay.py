@@ -1,6 +1,6 @@
 """A hand told trick by trick for people settling a dispute (``clabber replay``), with hindsight
-for a hand entered card by card once it is over: what best play with every card open gave, and
-each team's first card that cost it points."""
+for a hand entered card by card once it is over: what best play with every card open gave, each
+team's first card that cost it points, and the odds of its bid from what the maker could know."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from functools import lru_cache
 from engine.cards import SUIT_SYMBOLS, SUIT_WORDS, Suit, card_symbol, names
 from engine.hand import Hand
 from engine.hindsight import CardCost, Hindsight, hindsight
+from engine.odds import DEALS, Odds, odds_of_bid
 from engine.rules import Rules
 from engine.scoring import HandScore, score_hand
 from engine.seats import SEATS, TEAMS, other, seat_name, team_name, team_of
@@ -19,6 +20,7 @@ OPEN = "With every card open"  # how every hindsight line starts: it is not what
 # What a line is, for the surfaces that mark it: a renege, a costly card and hindsight's verdict
 # (what best play with every card open gave) are told apart from what happened at the table.
 PLAIN, TRICK, WON, RENEGE, COSTLY, VERDICT = "", "trick", "won", "renege", "costly", "verdict"
+ODDS = "odds"  # the bid's odds: what the maker could know, told apart from both
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,22 @@ def hindsight_lines(hand: Hand, rules: Rules) -> list[Line]:
     return [Line(said, VERDICT)]
 
 
+@lru_cache(maxsize=16)
+def odds_after(hand: Hand, deals: int = DEALS) -> Odds | None:
+    """The odds of a finished hand's bid (entered card by card, so the maker's six cards are known);
+    None for any other. Seconds on a Pi: the kiosk works them out off its screen's thread."""
+    return odds_of_bid(hand, deals) if hand.finished and len(hand.plays) > 0 else None
+
+
+def odds_lines(hand: Hand, odds: Odds | None) -> list[Line]:
+    """The bid's odds in words: "N's play on ♥: made in 71 % of the deals N could have faced (400
+    deals, ± 4 %)"; nothing without odds."""
+    if odds is None or hand.maker is None or hand.trump is None:
+        return []
+    maker = seat_name(hand.maker)
+    return [Line(f"{maker}'s play on {SUIT_SYMBOLS[hand.trump]}: {odds.words(maker)}.", ODDS)]
+
+
 def _result(hand: Hand, s: HandScore) -> list[str]:
     if s.passed_out or s.misdeal:
         return [f"Nothing scored. Next dealer: {seat_name(s.next_dealer)}."]
@@ -221,5 +239,6 @@ def replay_lines(hand: Hand, rules: Rules) -> list[Line]:
 
 
 def replay_text(hand: Hand, rules: Rules) -> str:
-    """The whole hand as text for a terminal (``clabber replay``)."""
-    return "\n".join(str(line) for line in replay_lines(hand, rules)) + "\n"
+    """The whole hand as text for a terminal (``clabber replay``), with the bid's odds at the end."""
+    lines = replay_lines(hand, rules) + odds_lines(hand, odds_after(hand))
+    return "\n".join(str(line) for line in lines) + "\n"

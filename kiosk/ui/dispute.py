@@ -2,18 +2,25 @@
 entered card by card what best play with every card open gave (each team's first costly card marked).
 
 Each line of a trick is a label of its own in a list a finger scrolls: a renege in the error colour,
-hindsight in amber, a card under its trick indented (its wrapped lines too)."""
+hindsight in amber, a card under its trick indented (its wrapped lines too). After the score, the
+bid's odds from what the maker could know: seconds of work on a Pi, done off the screen's thread
+(the line says it is being worked out until it is)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.label import Label
 
+from engine.hand import Hand
+from engine.odds import Odds
+from engine.seats import seat_name
 from kiosk.ui.base import KioskScreen
 from shared.present import corrections_said, unbroken
-from shared.replay import Line, hindsight_lines, opening_lines, result_lines, trick_lines
+from shared.replay import ODDS, Line, hindsight_lines, odds_after, odds_lines, opening_lines, result_lines, trick_lines
 
 
 class ReplayLine(Label):
@@ -34,6 +41,11 @@ class ReplayScreen(KioskScreen):
     body = StringProperty("")  # the lines shown, as plain text
     banner = StringProperty("")
     has_hands = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._worked: dict[Hand, Odds | None] = {}  # each finished hand's odds, once worked out
+        self._working: set[Hand] = set()
 
     def show(self, game: int | None = None, hand: int | None = None, **options: Any) -> None:
         root = self.root_
@@ -103,8 +115,31 @@ class ReplayScreen(KioskScreen):
         elif self.trick_number <= self.tricks:
             lines = trick_lines(hand, self.trick_number, g.rules)
         else:
-            lines = result_lines(hand, g.rules) + hindsight_lines(hand, g.rules)
+            lines = result_lines(hand, g.rules) + hindsight_lines(hand, g.rules) + self._odds(hand)
         self._lines(lines)
+
+    def _odds(self, hand: Hand) -> list[Line]:
+        """The bid's odds once worked out; until then a line saying so, the work going on in a thread
+        of its own and the screen shown again when it is done (if it still shows this hand)."""
+        if not hand.finished or not hand.plays or hand.maker is None:
+            return []
+        if hand in self._worked:
+            return odds_lines(hand, self._worked[hand])
+        if hand not in self._working:
+            self._working.add(hand)
+            threading.Thread(target=self._work_out, args=(hand,), daemon=True, name="odds").start()
+        maker = seat_name(hand.maker)
+        return [Line(f"Working out the odds of {maker}'s bid from what {maker} could know…", ODDS)]
+
+    def _work_out(self, hand: Hand) -> None:
+        odds = odds_after(hand)
+        Clock.schedule_once(lambda _dt: self._worked_out(hand, odds))
+
+    def _worked_out(self, hand: Hand, odds: Odds | None) -> None:
+        self._working.discard(hand)
+        self._worked[hand] = odds
+        if self.manager is not None and self.manager.current == self.name:
+            self._show()
 
     def _lines(self, lines: list[Line]) -> None:
         """Shows ``lines`` in the list, from its top."""

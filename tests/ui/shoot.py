@@ -232,7 +232,7 @@ def league_night(kiosk, shoot):
 
 def hindsight(kiosk, shoot):
     """The replay of a hand entered card by card, once it is over: its trick with a costly card
-    marked, and what best play with every card open gave."""
+    marked, what best play with every card open gave, and the bid's odds once worked out."""
     from tests.records import SET_BY_ONE_CARD
 
     g = kiosk.table.new_game(["Ruminers", "Mackeys"], first_dealer=SET_BY_ONE_CARD["dealer"])
@@ -245,6 +245,11 @@ def hindsight(kiosk, shoot):
                 break
             kiosk.tap("next_trick")
         shoot(name)
+    for _ in range(300):  # the odds are worked out in a thread of their own: a minute at most here
+        if kiosk.widget("lines").children[0].kind == "odds" and "play on" in kiosk.widget("lines").children[0].text:
+            break
+        kiosk.wait(0.2)
+    shoot("29-replay-odds")
 
 
 def main() -> None:

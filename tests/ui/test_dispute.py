@@ -161,3 +161,35 @@ def test_card_by_card_says_a_trump_and_an_overtrump_renege_with_the_rule(kiosk):
         play(kiosk, name)
     kiosk.tap("card_AH")  # W shows the ace of trump: W could have overtrumped in trick 1
     assert "shows a renege by W: in trick 1 W played Q♥ — must overtrump, holding A♥" in kiosk.text("question")
+
+
+def test_after_the_score_the_replay_says_the_bids_odds_once_worked_out_off_the_screens_thread(kiosk):
+    """The last step of a hand entered card by card: the score, hindsight, then the bid's odds from
+    what the maker could know; a line says they are being worked out, and the screen answers taps
+    meanwhile (the work is in a thread of its own)."""
+    import time
+
+    from kiosk.ui.dispute import ReplayLine
+    from shared.present import unbroken
+    from shared.replay import odds_after
+
+    start_game(kiosk)
+    card_by_card(kiosk)
+    for name in LAWFUL:
+        play(kiosk, name)
+    kiosk.tap("done")
+    kiosk.tap("confirm")
+    kiosk.tap("replay")
+    odds_after.cache_clear()  # worked out afresh, as on a kiosk that has just started
+    for _ in range(7):
+        kiosk.tap("next_trick")
+    shown = [text_of(w) for w in reversed(kiosk.widget("lines").children)]
+    assert shown[-1].startswith("Working out the odds of E's bid from what E could know"), shown[-1]
+    deadline = time.monotonic() + 60
+    while not text_of(kiosk.widget("lines").children[0]).startswith("E's play on ♥") and time.monotonic() < deadline:
+        kiosk.wait(0.2)
+    said = text_of(kiosk.widget("lines").children[0])
+    hand = kiosk.table.open_game().hands[0].hand
+    odds = odds_after(hand)
+    assert odds is not None and said == text_of(ReplayLine(text=unbroken(f"E's play on ♥: {odds.words('E')}.")))
+    kiosk.assert_layout("the odds shown")
