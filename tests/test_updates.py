@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -299,6 +300,20 @@ def test_a_power_cut_during_the_try_brings_back_the_old_version(kiosk, made):
     assert kiosk.rauc.power_on() == "A"
     state, _ = boot_check(kiosk, "0.1.0", WELL)
     assert state.state == ROLLED_BACK and state.why.startswith("it did not prove itself at its first start")
+
+
+def test_a_power_cut_in_the_try_after_the_updater_restarted_says_why_it_rolled_back(kiosk, made):
+    """The updater writes "restarting into it" as it restarts into the new slot; the power going in
+    that slot's try must be said as the rollback's reason, not the updater's last note (the emulated
+    Pi's fleet said "Rolled back from version 0.4.0: restarting into it")."""
+    installed_from_stick(kiosk, made)
+    restarting = replace(read_state(kiosk.places.state_file), why="restarting into it")
+    write_state(kiosk.places.state_file, restarting)  # as UpdateAgent.next leaves it at the restart
+    assert kiosk.rauc.power_on() == "B"  # ... and the power goes in the try
+    assert kiosk.rauc.power_on() == "A"
+    state, _ = boot_check(kiosk, "0.1.0", WELL)
+    assert state.state == ROLLED_BACK and state.why == health.UNPROVED, state.why
+    assert said(state) == f"Rolled back from version 0.2.0: {health.UNPROVED}"
 
 
 def test_a_system_that_runs_well_keeps_its_boots_however_often_it_starts(kiosk):

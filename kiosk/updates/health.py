@@ -46,8 +46,12 @@ def check(
         if state.state == INSTALLING:  # the power went while the slot was written: written again
             return write(state.to(DOWNLOADED, previous=state.previous, why="the power went while it was written"))
         rauc.mark_active()  # the old slot boots from now on; the failed one is tried no more
-        log.warning("update: rolled back from version %s: %s", state.version, state.why or UNPROVED)
-        return write(state.to(ROLLED_BACK, why=state.why or UNPROVED))
+        # The try's own word on what failed, when it had its say; else (the power went, it hung
+        # before its check, it never started) it did not prove itself. Never the updater's last
+        # note on its way there ("restarting into it").
+        reason = state.why if state.state == TRYING and state.why else UNPROVED
+        log.warning("update: rolled back from version %s: %s", state.version, reason)
+        return write(state.to(ROLLED_BACK, why=reason))
     if booted is None or booted.good:
         # The boot loader took one of this slot's boots to start it: a system already kept gets
         # them back at every start, or a table switched on every evening would run out of them.
