@@ -10,34 +10,37 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from engine.text import MAX_NAME
-from league.organiser.ratings import RANGE, league_ratings
+from league.organiser.ratings import RANGE, Ratings, league_ratings
 from league.organiser.season import LeagueRefused
 from league.pages.kit import not_found, number_param, render
 from league.store.core import Store
+from league.store.rows import LeagueRow
 
 
 class RatingsPages:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def league(self, request: Request) -> HTMLResponse:
+    def _rated(self, request: Request) -> tuple[LeagueRow, Ratings] | None:
+        """The league the address names and its ratings; None for no such league."""
         id_ = number_param(request, "league")
         try:
-            if id_ is None:
-                raise LeagueRefused("no league")
-            league, rated = league_ratings(self.store, id_)
+            return league_ratings(self.store, id_) if id_ is not None else None
         except LeagueRefused:
+            return None
+
+    def league(self, request: Request) -> HTMLResponse:
+        found = self._rated(request)
+        if found is None:
             return not_found(request, "such league")
+        league, rated = found
         return render(request, "ratings.html", league=league, players=rated.table(), spread=RANGE)
 
     def player(self, request: Request) -> HTMLResponse:
-        id_ = number_param(request, "league")
-        try:
-            if id_ is None:
-                raise LeagueRefused("no league")
-            league, rated = league_ratings(self.store, id_)
-        except LeagueRefused:
+        found = self._rated(request)
+        if found is None:
             return not_found(request, "such league")
+        league, rated = found
         line = rated.player(request.path_params["player"][:MAX_NAME])
         if line is None:
             return not_found(request, "such player in this league")

@@ -51,7 +51,8 @@ def test_a_hand_card_by_card_to_its_end_shows_every_card_played_as_gone(kiosk):
     assert kiosk.table.open_game().hands[0].record["plays"] == LAWFUL
 
 
-def test_the_replay_of_a_hand_is_read_to_the_end_of_every_trick_by_a_finger(kiosk):
+def lawful_hand_replayed(kiosk) -> None:
+    """The lawful hand entered card by card, confirmed, and its replay opened."""
     start_game(kiosk)
     card_by_card(kiosk)
     for name in LAWFUL:
@@ -59,6 +60,10 @@ def test_the_replay_of_a_hand_is_read_to_the_end_of_every_trick_by_a_finger(kios
     kiosk.tap("done")
     kiosk.tap("confirm")
     kiosk.tap("replay")
+
+
+def test_the_replay_of_a_hand_is_read_to_the_end_of_every_trick_by_a_finger(kiosk):
+    lawful_hand_replayed(kiosk)
     scroll = kiosk.widget("scroll")
     for trick in range(1, 7):
         kiosk.tap("next_trick")
@@ -173,13 +178,7 @@ def test_after_the_score_the_replay_says_the_bids_odds_once_worked_out_off_the_s
     from shared.present import unbroken
     from shared.replay import odds_after
 
-    start_game(kiosk)
-    card_by_card(kiosk)
-    for name in LAWFUL:
-        play(kiosk, name)
-    kiosk.tap("done")
-    kiosk.tap("confirm")
-    kiosk.tap("replay")
+    lawful_hand_replayed(kiosk)
     odds_after.cache_clear()  # worked out afresh, as on a kiosk that has just started
     for _ in range(7):
         kiosk.tap("next_trick")
