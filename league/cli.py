@@ -289,7 +289,7 @@ def standings(org: Any, division_id: int, as_json: bool) -> None:
 @_refusals
 def ratings(org: Any, league_id: int, as_json: bool) -> None:
     """The league's players rated over every counted game, best first: the rating with its range
-    (about 95 %), the games rated and won (docs/league.md, Ratings)."""
+    (about 95 %), the games rated and won (docs/league-results.md, Ratings)."""
     from league.organiser.ratings import league_ratings
 
     _, rated = league_ratings(org.store, league_id)
