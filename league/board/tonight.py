@@ -118,9 +118,9 @@ class Board:
             rated = self.ratings.of(v["league_id"])
             for t in waiting:
                 ns, ew = pairs.get(t["team_ids"]["NS"], []), pairs.get(t["team_ids"]["EW"], [])
-                if rated.knows(ns, ew):
-                    share = round(100 * rated.chance(ns, ew))
-                    t["chance"] = {"NS": share, "EW": 100 - share}
+                shares = rated.shares(ns, ew)
+                if shares is not None:
+                    t["chance"] = {"NS": shares[0], "EW": shares[1]}
         for t in tables.values():
             t.pop("team_ids", None)
         return {

@@ -146,6 +146,14 @@ class Ratings:
         """Whether any of these players has been rated (else every chance between them is even)."""
         return any(self.key(n) in self._by_key for names in teams for n in names)
 
+    def shares(self, team_a: Sequence[str], team_b: Sequence[str]) -> tuple[int, int] | None:
+        """Each team's chance in whole per cent (adding up to 100), or None while nobody of the four
+        is rated (their chances are even, and saying 50 % says nothing)."""
+        if not self.knows(team_a, team_b):
+            return None
+        share = round(100 * self.chance(team_a, team_b))
+        return share, 100 - share
+
     def chance(self, team_a: Sequence[str], team_b: Sequence[str]) -> float:
         """Team a's chance of beating team b, from their players' ratings (an unrated player counts as
         new): what openskill's model predicts."""

@@ -83,8 +83,7 @@ class Pages:
                 if m["bye"] or m["games"] or m["forfeit"]:
                     continue  # only a meeting still to play: who the ratings favour, once they know anyone
                 a, b = pairs.get(m["a_id"], []), pairs.get(m["b_id"], [])
-                if rated.knows(a, b):
-                    m["chance"] = rated.chance(a, b)
+                m["chance"] = rated.shares(a, b)
         return render(request, "schedule.html", **context)
 
     def playoffs(self, request: Request) -> HTMLResponse:
